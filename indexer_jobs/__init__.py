@@ -1,0 +1,1 @@
+"""PySpark jobs: index builds and batch profiling."""

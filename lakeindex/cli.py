@@ -1,0 +1,155 @@
+"""The ``lakeindex`` command: subcommands print JSON on stdout, progress and errors on stderr.
+
+Only commands that scan data start Spark; lookups and inference read the index directly, since a
+JVM start costs seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+EXIT_OK, EXIT_FLAGGED, EXIT_BAD_INPUT = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as JSON on stderr with exit code 2."""
+
+
+def _print(obj: object) -> None:
+    print(json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False))
+
+
+def cmd_index_build(args: argparse.Namespace) -> int:
+    from indexer_jobs.build_index import run
+
+    _print(run(args))
+    return EXIT_OK
+
+
+def cmd_index_merge(args: argparse.Namespace) -> int:
+    from lakeindex.index.merge import merge_indexes
+
+    _print(merge_indexes(args.inputs, args.out, args.min_coverage))
+    return EXIT_OK
+
+
+def cmd_index_info(args: argparse.Namespace) -> int:
+    from lakeindex.index.store import read_meta
+
+    _print(read_meta(args.index))
+    return EXIT_OK
+
+
+def cmd_index_lookup(args: argparse.Namespace) -> int:
+    from lakeindex.index.store import IndexReader
+    from lakeindex.patterns.pattern import parse
+
+    for p in args.patterns:
+        parse(p)  # reject malformed patterns with a clear message
+    with IndexReader(args.index) as ix:
+        for p, s in zip(args.patterns, ix.lookup(args.patterns), strict=True):
+            row = s.to_dict() if s else {"pattern": p, "fpr": None, "coverage": 0}
+            print(json.dumps(row, ensure_ascii=False))
+    return EXIT_OK
+
+
+def read_values(path: str | None, json_path: str | None) -> list[str]:
+    """Values from a one-per-line file (``-`` for stdin) or a JSON array of strings."""
+    if json_path:
+        text = sys.stdin.read() if json_path == "-" else Path(json_path).read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"{json_path}: not valid JSON ({exc})") from exc
+        if not isinstance(data, list) or not all(isinstance(v, str) for v in data):
+            raise UsageError(f"{json_path}: expected a JSON array of strings")
+        return data
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    return text.splitlines()
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.basic import infer_fmdv
+    from lakeindex.index.store import IndexReader
+
+    values = read_values(args.values, args.values_json)
+    with IndexReader(args.index) as ix:
+        result = infer_fmdv(values, ix, r=args.r, m=args.m)
+    _print(result)
+    return EXIT_OK
+
+
+def cmd_patterns(args: argparse.Namespace) -> int:
+    from lakeindex.patterns import analyze, to_regex, value_patterns
+    from lakeindex.patterns.enumerate import EnumerationLimits
+
+    limits = EnumerationLimits(tau=args.tau)
+    for v in args.values:
+        pats = sorted(value_patterns(v, limits))
+        print(json.dumps({"value": v, "tokens": analyze(v).ntokens, "patterns": len(pats),
+                          "sample": [{"pattern": p, "regex": to_regex(p)} for p in pats[: args.limit]]},
+                         ensure_ascii=False))
+    return EXIT_OK
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from lakeindex.index.build_options import add_build_arguments
+
+    parser = argparse.ArgumentParser(prog="lakeindex", description="Pattern index and auto-validation for data lakes.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    index = sub.add_parser("index", help="build, merge and query pattern indexes")
+    isub = index.add_subparsers(dest="index_command", required=True)
+    b = isub.add_parser("build", help="scan a lake with Spark and write its pattern index")
+    add_build_arguments(b)
+    b.set_defaults(func=cmd_index_build)
+    m = isub.add_parser("merge", help="add indexes key-wise into a new index")
+    m.add_argument("inputs", nargs="+", help="index directories")
+    m.add_argument("--out", required=True)
+    m.add_argument("--min-coverage", type=int, default=None, help="default: the largest input floor")
+    m.set_defaults(func=cmd_index_merge)
+    i = isub.add_parser("info", help="print index metadata as JSON")
+    i.add_argument("index")
+    i.set_defaults(func=cmd_index_info)
+    lk = isub.add_parser("lookup", help="print FPR and coverage of patterns as JSON lines")
+    lk.add_argument("index")
+    lk.add_argument("patterns", nargs="+")
+    lk.set_defaults(func=cmd_index_lookup)
+
+    inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
+    inf.add_argument("--index", required=True)
+    src = inf.add_mutually_exclusive_group(required=True)
+    src.add_argument("--values", help="file with one value per line, - for stdin")
+    src.add_argument("--values-json", help="file with a JSON array of strings, - for stdin")
+    inf.add_argument("--r", type=float, default=0.1, help="FPR threshold r (default 0.1)")
+    inf.add_argument("--m", type=int, default=None, help="coverage threshold m (default: adapts to the index)")
+    inf.set_defaults(func=cmd_infer)
+
+    pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
+    pat.add_argument("values", nargs="+")
+    pat.add_argument("--tau", type=int, default=8)
+    pat.add_argument("--limit", type=int, default=20)
+    pat.set_defaults(func=cmd_patterns)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    from lakeindex.index.build_options import BuildError
+    from lakeindex.index.store import IndexError_
+    from lakeindex.patterns.pattern import PatternError
+
+    args = build_parser().parse_args(argv)
+    func: Callable[[argparse.Namespace], int] = args.func
+    try:
+        return func(args)
+    except (UsageError, IndexError_, PatternError, BuildError, FileNotFoundError, ValueError) as exc:
+        print(json.dumps({"error": str(exc)}), file=sys.stderr)
+        return EXIT_BAD_INPUT
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Online inference of validation patterns from the index (Auto-Validate §2.3-4)."""

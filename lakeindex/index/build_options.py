@@ -1,0 +1,35 @@
+"""Command-line options of index builds, shared by ``lakeindex index build`` and spark-submit.
+
+Kept free of Spark imports so that the ``lakeindex`` command starts fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from lakeindex.patterns.enumerate import EnumerationLimits
+
+
+class BuildError(RuntimeError):
+    """The build cannot proceed (no lake, no readable files, incompatible index)."""
+
+
+def add_build_arguments(p: argparse.ArgumentParser) -> None:
+    """Add the build options to a parser."""
+    d = EnumerationLimits()
+    p.add_argument("lake", help="lake directory (local path or a URI Spark can read)")
+    p.add_argument("--out", required=True, help="index directory on the driver")
+    p.add_argument("--tau", type=int, default=d.tau, help="token limit: wider values are skipped (default 8)")
+    p.add_argument("--min-coverage", type=int, default=2, help="drop patterns covering fewer columns (default 2)")
+    p.add_argument("--max-constants", type=int, default=d.max_constants,
+                   help="constant slots per pattern (default 2)")
+    p.add_argument("--const-share", type=int, default=d.const_share,
+                   help="keep a constant only if it fills >= 1/N of a column (default 16)")
+    p.add_argument("--incremental", action="store_true", help="add only tables not yet in the index")
+    p.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
+    p.add_argument("--quiet", action="store_true", help="no progress on stderr")
+
+
+def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
+    """Enumeration limits named by parsed build options."""
+    return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share)

@@ -1,0 +1,71 @@
+"""On-disk format of a pattern index: keys, packed values and RocksDB options.
+
+Key: the canonical pattern string, UTF-8. Value: two unsigned varints, the sum over covering
+columns of Imp_D(p) in fixed point (``IMPURITY_SCALE`` units, each column's impurity rounded
+*up* so any impurity stays visible), and Cov_T(p). Integers make merging exact and associative:
+the index of A ∪ B is the key-wise sum of the indexes of A and B.
+"""
+
+from __future__ import annotations
+
+from rocksdict import BlockBasedOptions, DBCompressionType, Options
+
+FORMAT_VERSION = 1
+IMPURITY_SCALE = 1_000_000
+
+
+def impurity_units(total: int, matching: int) -> int:
+    """Imp_D(p) = (total - matching) / total in fixed point, rounded up (exact integer math)."""
+    return -(-(total - matching) * IMPURITY_SCALE // total)
+
+
+def _varint(n: int, out: bytearray) -> None:
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+
+
+def pack(imp_units: int, coverage: int) -> bytes:
+    """Pack (sum of impurity units, coverage) into the value bytes."""
+    if imp_units < 0 or coverage < 0:
+        raise ValueError("negative index statistics")
+    out = bytearray()
+    _varint(imp_units, out)
+    _varint(coverage, out)
+    return bytes(out)
+
+
+def unpack(data: bytes) -> tuple[int, int]:
+    """Inverse of :func:`pack`."""
+    vals = []
+    n = shift = 0
+    for b in data:
+        n |= (b & 0x7F) << shift
+        if b & 0x80:
+            shift += 7
+        else:
+            vals.append(n)
+            n = shift = 0
+    if len(vals) != 2:
+        raise ValueError(f"corrupt index value {data!r}")
+    return vals[0], vals[1]
+
+
+def fpr(imp_units: int, coverage: int) -> float:
+    """FPR_T(p) (Definition 7): mean impurity over the covering columns."""
+    return imp_units / IMPURITY_SCALE / coverage if coverage else 1.0
+
+
+def rocksdb_options() -> Options:
+    """Options for index databases: zstd blocks, bloom filters for the many absent-key lookups."""
+    opts = Options(raw_mode=True)
+    opts.create_if_missing(True)
+    opts.set_compression_type(DBCompressionType.zstd())
+    opts.set_bottommost_compression_type(DBCompressionType.zstd())
+    table = BlockBasedOptions()
+    table.set_block_size(16 * 1024)
+    table.set_bloom_filter(10, False)
+    opts.set_block_based_table_factory(table)
+    opts.set_max_open_files(-1)
+    return opts

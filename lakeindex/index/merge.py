@@ -1,0 +1,100 @@
+"""Merging indexes: key-wise sums of (impurity units, coverage), streamed in key order.
+
+Merging is exact when the inputs were built with ``--min-coverage 1``: every statistic is an
+integer sum over columns. With a floor, a pattern dropped from one input contributes nothing,
+so merged statistics are lower bounds for such patterns; the merged floor is the larger one.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from lakeindex.index.format import pack, unpack
+from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, read_meta, write_sst
+
+SST_KEYS = 2_000_000
+
+
+def merge_streams(*streams: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[bytes, int, int]]:
+    """Merge sorted (key, packed) streams into sorted (key, impurity units, coverage) sums."""
+    merged = heapq.merge(*streams, key=lambda kv: kv[0])
+    cur_key: bytes | None = None
+    imp = cov = 0
+    for key, value in merged:
+        i, c = unpack(value)
+        if key == cur_key:
+            imp += i
+            cov += c
+            continue
+        if cur_key is not None:
+            yield cur_key, imp, cov
+        cur_key, imp, cov = key, i, c
+    if cur_key is not None:
+        yield cur_key, imp, cov
+
+
+def merged_meta(metas: list[dict], min_coverage: int) -> dict:
+    """Metadata of a merged index: sums of scan counters, union of skips, list of sources."""
+    limits = {json_key(m["limits"]) for m in metas}
+    if len(limits) > 1:
+        raise IndexError_("cannot merge indexes built with different enumeration limits: "
+                          + "; ".join(sorted(limits)) + " — rebuild them with the same --tau/limits")
+    out: dict = {"limits": metas[0]["limits"], "min_coverage": min_coverage,
+                 "impurity_scale": metas[0]["impurity_scale"], "built_at": _now(), "sources": []}
+    for key in ("tables_scanned", "columns_scanned", "cells_scanned", "values_scanned", "rows_scanned",
+                "bytes_scanned", "files_skipped", "issues_total"):
+        out[key] = sum(m.get(key, 0) for m in metas)
+    out["skipped_files"] = [s for m in metas for s in m.get("skipped_files", [])]
+    out["issues"] = [s for m in metas for s in m.get("issues", [])][:1000]
+    for m in metas:
+        out["sources"].extend(m.get("sources") or [{"lake": m.get("lake"), "version": m.get("version"),
+                                                   "built_at": m.get("built_at")}])
+    out["lake"] = ", ".join(dict.fromkeys(str(m.get("lake")) for m in metas))
+    return out
+
+
+def json_key(d: dict) -> str:
+    return ",".join(f"{k}={d[k]}" for k in sorted(d))
+
+
+def _now() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+
+
+def merge_indexes(inputs: list[Path | str], out: Path | str, min_coverage: int | None = None) -> dict:
+    """Merge indexes into a new version of ``out`` (published atomically); return its metadata."""
+    t0 = time.time()
+    readers = [IndexReader(p) for p in inputs]
+    try:
+        floor = min_coverage if min_coverage is not None else max(r.meta["min_coverage"] for r in readers)
+        meta = merged_meta([r.meta for r in readers], floor)
+        tables = [t for r in readers for t in r.tables()]
+        builder = VersionBuilder(out)
+        try:
+            stream = ((k, i, c) for k, i, c in merge_streams(*(r.items() for r in readers)) if c >= floor)
+            while True:
+                chunk = _take(stream, SST_KEYS)
+                if not chunk:
+                    break
+                write_sst(builder.new_sst_path(), ((k, pack(i, c)) for k, i, c in chunk))
+            meta["build_seconds"] = round(time.time() - t0, 3)
+            builder.publish(meta, tables)
+        except BaseException:
+            builder.abort()
+            raise
+    finally:
+        for r in readers:
+            r.close()
+    return read_meta(out)
+
+
+def _take(it: Iterator, n: int) -> list:
+    out = []
+    for x in it:
+        out.append(x)
+        if len(out) >= n:
+            break
+    return out

@@ -1,0 +1,109 @@
+"""Executor side of the index build: files in, partial (pattern, Σ impurity, coverage) sums out.
+
+``scan_partition`` is the body of a Spark ``mapInArrow`` over ``binaryFile`` rows. Each file is
+parsed in the executor, each column reduced to distinct values with counts by Arrow, P(D) counted
+by :func:`lakeindex.patterns.column_patterns`, and Imp_D(p) added into a task-local dictionary that
+is flushed whenever it reaches ``flush_entries`` patterns (bounded memory). Patterns shared by many
+columns of the task leave the Python worker once, which is most of the build's data reduction.
+One ``stats`` row per file carries what the build metadata reports.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from lakeindex.index.format import impurity_units
+from lakeindex.lake.readers import read_table
+from lakeindex.patterns.enumerate import EnumerationLimits, column_patterns
+
+SCAN_SCHEMA = "kind string, pattern string, imp long, cov long, info string"
+_ARROW_SCHEMA = pa.schema([("kind", pa.string()), ("pattern", pa.string()), ("imp", pa.int64()),
+                           ("cov", pa.int64()), ("info", pa.string())])
+PATTERN, STATS = "p", "s"
+
+
+def column_values(arr: pa.ChunkedArray) -> tuple[list[str], list[int]]:
+    """Distinct non-null, non-empty values of a string column with their counts."""
+    arr = pc.drop_null(arr)
+    if len(arr) == 0:
+        return [], []
+    arr = pc.filter(arr, pc.not_equal(arr, ""))
+    if len(arr) == 0:
+        return [], []
+    vc = pc.value_counts(arr)
+    return vc.field("values").to_pylist(), vc.field("counts").to_pylist()
+
+
+def profile_file(table: str, data: bytes, limits: EnumerationLimits,
+                 acc: dict[str, list[int]]) -> dict:
+    """Add one file's columns to ``acc``; return the file's stats for the build metadata."""
+    read = read_table(table, data)
+    stats: dict = {"table": table, "bytes": len(data), "rows": read.rows, "columns": 0, "cells": 0,
+                   "values": 0, "wide_values": 0, "issues": read.issues, "skipped": read.skipped}
+    if read.skipped:
+        return stats
+    for _, arr in read.columns:
+        stats["columns"] += 1
+        stats["cells"] += read.rows
+        values, counts = column_values(arr)
+        if not values:
+            continue
+        cp = column_patterns(values, counts, limits)
+        stats["values"] += cp.total
+        stats["wide_values"] += cp.wide
+        total = cp.total
+        get = acc.get
+        for p, c in cp.counts.items():
+            imp = impurity_units(total, c)
+            a = get(p)
+            if a is None:
+                acc[p] = [imp, 1]
+            else:
+                a[0] += imp
+                a[1] += 1
+    return stats
+
+
+def _pattern_batch(acc: dict[str, list[int]]) -> pa.RecordBatch:
+    n = len(acc)
+    return pa.RecordBatch.from_arrays([
+        pa.array([PATTERN] * n, pa.string()), pa.array(list(acc.keys()), pa.string()),
+        pa.array([v[0] for v in acc.values()], pa.int64()), pa.array([v[1] for v in acc.values()], pa.int64()),
+        pa.nulls(n, pa.string())], schema=_ARROW_SCHEMA)
+
+
+def _stats_batch(stats: list[dict]) -> pa.RecordBatch:
+    n = len(stats)
+    return pa.RecordBatch.from_arrays([
+        pa.array([STATS] * n, pa.string()), pa.array([s["table"] for s in stats], pa.string()),
+        pa.array([0] * n, pa.int64()), pa.array([0] * n, pa.int64()),
+        pa.array([json.dumps(s) for s in stats], pa.string())], schema=_ARROW_SCHEMA)
+
+
+def relative_table(path: str, root: str) -> str:
+    """Table name: the file path relative to the lake root."""
+    return path[len(root):].lstrip("/") if path.startswith(root) else path
+
+
+def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
+                   flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over ``binaryFile`` rows (path, content)."""
+    lim = EnumerationLimits(**limits)
+    acc: dict[str, list[int]] = {}
+    stats: list[dict] = []
+    for batch in batches:
+        paths = batch.column("path").to_pylist()
+        contents = batch.column("content")
+        for i, path in enumerate(paths):
+            stats.append(profile_file(relative_table(path, root), contents[i].as_py() or b"", lim, acc))
+            if len(acc) >= flush_entries:
+                yield _pattern_batch(acc)
+                acc = {}
+    if acc:
+        yield _pattern_batch(acc)
+    if stats:
+        yield _stats_batch(stats)

@@ -1,0 +1,264 @@
+"""Index directories: versioned RocksDB databases behind an atomically swapped ``CURRENT`` pointer.
+
+Layout of an index path::
+
+    INDEX/CURRENT            name of the live version (replaced atomically with os.replace)
+    INDEX/v-<id>/meta.json   build metadata
+    INDEX/v-<id>/tables.jsonl  tables indexed (for incremental builds)
+    INDEX/v-<id>/db/         RocksDB database (keys: canonical patterns)
+    INDEX/.tmp-<id>/         a build in progress: never read; removed when its builder is gone
+
+A reader never sees a half-built index and a failed build leaves ``CURRENT`` untouched. The
+previous version is kept so that readers holding it (the query service) can finish.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from rocksdict import AccessType, IngestExternalFileOptions, Options, Rdict, SstFileWriter
+
+from lakeindex.index.format import FORMAT_VERSION, fpr, rocksdb_options, unpack
+
+CURRENT = "CURRENT"
+KEEP_VERSIONS = 2
+
+
+class IndexError_(RuntimeError):
+    """An index path that is missing, unreadable or of another format."""
+
+
+@dataclass(frozen=True)
+class PatternStats:
+    """Index entry of one pattern: FPR_T(p) and Cov_T(p), plus the raw impurity units."""
+
+    pattern: str
+    fpr: float
+    coverage: int
+    impurity_units: int
+
+    def to_dict(self) -> dict:
+        return {"pattern": self.pattern, "fpr": self.fpr, "coverage": self.coverage}
+
+
+def write_sst(path: Path | str, items: Iterable[tuple[bytes, bytes]]) -> int:
+    """Write ascending (key, value) pairs to an SST file; return the number of keys (0: no file)."""
+    writer = SstFileWriter(options=rocksdb_options())
+    n = 0
+    prev = None
+    for key, value in items:
+        if n == 0:
+            writer.open(str(path))
+        elif key <= prev:
+            raise ValueError(f"SST keys out of order: {prev!r} then {key!r}")
+        writer[key] = value
+        prev = key
+        n += 1
+    if n:
+        writer.finish()
+    return n
+
+
+class VersionBuilder:
+    """A new index version being built in a private temporary directory."""
+
+    def __init__(self, index_path: Path | str) -> None:
+        self.index_path = Path(index_path)
+        self.index_path.mkdir(parents=True, exist_ok=True)
+        collect_garbage(self.index_path)
+        self.version = "v-" + time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+        self.tmp = self.index_path / (".tmp-" + self.version[2:])
+        self.tmp.mkdir()
+        (self.tmp / "builder.pid").write_text(str(os.getpid()))
+        self.sst_dir = self.tmp / "sst"
+        self.sst_dir.mkdir()
+        self._sst_files: list[Path] = []
+
+    def new_sst_path(self) -> Path:
+        """Path for the next SST file (ingested by :meth:`publish`)."""
+        p = self.sst_dir / f"{len(self._sst_files):06d}.sst"
+        self._sst_files.append(p)
+        return p
+
+    def publish(self, meta: dict, tables: Iterable[dict] = ()) -> Path:
+        """Ingest the SST files, write metadata, then atomically make this version current."""
+        db_path = self.tmp / "db"
+        db = Rdict(str(db_path), options=rocksdb_options())
+        try:
+            files = [str(p) for p in self._sst_files if p.exists() and p.stat().st_size > 0]
+            if files:
+                ingest = IngestExternalFileOptions()
+                ingest.set_move_files(True)
+                db.ingest_external_file(files, ingest)
+            meta = dict(meta, format_version=FORMAT_VERSION, version=self.version,
+                        patterns=_count_keys(db))
+        finally:
+            db.close()
+        shutil.rmtree(self.sst_dir, ignore_errors=True)
+        meta["index_bytes"] = _dir_size(db_path)
+        with open(self.tmp / "tables.jsonl", "w") as f:
+            for t in tables:
+                f.write(json.dumps(t, sort_keys=True) + "\n")
+        (self.tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+        (self.tmp / "builder.pid").unlink()
+        final = self.index_path / self.version
+        os.rename(self.tmp, final)
+        _fsync_dir(self.index_path)
+        pointer_tmp = self.index_path / f".{CURRENT}.{self.version}"
+        with open(pointer_tmp, "w") as f:
+            f.write(self.version + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(pointer_tmp, self.index_path / CURRENT)
+        _fsync_dir(self.index_path)
+        collect_garbage(self.index_path)
+        return final
+
+    def abort(self) -> None:
+        """Remove the temporary directory; the current version is untouched."""
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _count_keys(db: Rdict) -> int:
+    n = 0
+    it = db.iter()
+    it.seek_to_first()
+    while it.valid():
+        n += 1
+        it.next()
+    return n
+
+
+def _dir_size(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def collect_garbage(index_path: Path) -> None:
+    """Remove temp dirs of dead builders and versions older than the last ``KEEP_VERSIONS``."""
+    for tmp in index_path.glob(".tmp-*"):
+        pid_file = tmp / "builder.pid"
+        try:
+            pid = int(pid_file.read_text())
+        except (OSError, ValueError):
+            pid = -1
+        if pid != os.getpid() and not (pid > 0 and _pid_alive(pid)):
+            shutil.rmtree(tmp, ignore_errors=True)
+    current = current_version(index_path)
+    versions = sorted(p.name for p in index_path.glob("v-*") if p.is_dir())
+    keep = set(versions[-KEEP_VERSIONS:]) | ({current} if current else set())
+    for name in versions:
+        if name not in keep:
+            shutil.rmtree(index_path / name, ignore_errors=True)
+
+
+def current_version(index_path: Path | str) -> str | None:
+    """Name of the live version of an index, or None if it has none."""
+    try:
+        return (Path(index_path) / CURRENT).read_text().strip() or None
+    except FileNotFoundError:
+        return None
+
+
+def resolve(index_path: Path | str) -> Path:
+    """Directory of the live version; raise IndexError_ with advice when there is none."""
+    p = Path(index_path)
+    if not p.exists():
+        raise IndexError_(f"index {p} does not exist; build one with `lakeindex index build LAKE --out {p}`")
+    version = current_version(p)
+    if version is None:
+        raise IndexError_(f"{p} is not a lakeindex index (no {CURRENT} file); build one with "
+                          f"`lakeindex index build LAKE --out {p}`")
+    vdir = p / version
+    if not (vdir / "meta.json").exists():
+        raise IndexError_(f"index {p}: version {version} named in {CURRENT} is missing")
+    return vdir
+
+
+def read_meta(index_path: Path | str) -> dict:
+    """Metadata of the live version of an index (no database is opened)."""
+    return json.loads((resolve(index_path) / "meta.json").read_text())
+
+
+class IndexReader:
+    """Read-only view of one index version; safe to share across threads."""
+
+    def __init__(self, index_path: Path | str) -> None:
+        self.path = Path(index_path)
+        self.version_dir = resolve(self.path)
+        self.meta = json.loads((self.version_dir / "meta.json").read_text())
+        if self.meta.get("format_version") != FORMAT_VERSION:
+            raise IndexError_(f"index {self.path} has format {self.meta.get('format_version')}; "
+                              f"this lakeindex reads format {FORMAT_VERSION}: rebuild it")
+        self.db = Rdict(str(self.version_dir / "db"), options=Options(raw_mode=True),
+                        access_type=AccessType.read_only())
+
+    @property
+    def version(self) -> str:
+        return self.version_dir.name
+
+    def lookup(self, patterns: list[str]) -> list[PatternStats | None]:
+        """Stats of many patterns with one multi-get (None for patterns not in the index)."""
+        if not patterns:
+            return []
+        raw = self.db[[p.encode() for p in patterns]]
+        out: list[PatternStats | None] = []
+        for p, v in zip(patterns, raw, strict=True):
+            if v is None:
+                out.append(None)
+            else:
+                imp, cov = unpack(v)
+                out.append(PatternStats(p, fpr(imp, cov), cov, imp))
+        return out
+
+    def get(self, pattern: str) -> PatternStats | None:
+        return self.lookup([pattern])[0]
+
+    def items(self) -> Iterator[tuple[bytes, bytes]]:
+        """All (key, packed value) pairs in key order."""
+        it = self.db.iter()
+        it.seek_to_first()
+        while it.valid():
+            yield it.key(), it.value()
+            it.next()
+
+    def tables(self) -> list[dict]:
+        """Tables indexed by this version (for incremental builds)."""
+        path = self.version_dir / "tables.jsonl"
+        if not path.exists():
+            return []
+        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> IndexReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+

@@ -1,0 +1,1 @@
+"""Reading lake files: formats, decoding and bad-input handling."""

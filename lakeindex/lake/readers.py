@@ -1,0 +1,210 @@
+"""Parse lake files (CSV, TSV, Parquet, JSON lines) from bytes into string columns.
+
+Runs inside Spark executors on file contents, so it never touches a filesystem. Every value is
+read as a string exactly as written (CSV/TSV) or as Arrow's canonical text of the stored type
+(Parquet; JSON numbers and booleans). Only empty cells are nulls: tokens such as ``N/A`` or ``null`` are data (the
+ad-hoc special values Auto-Validate's horizontal cuts are about). Bad input never raises: the
+file or column is skipped or repaired and a reason is recorded.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+MAX_CELL_BYTES = 64 * 1024
+CSV_BLOCK_BYTES = 16 * 1024 * 1024
+
+FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
+           ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
+
+
+@dataclass
+class TableRead:
+    """Result of reading one file: string columns (name, array), row count, and issues found."""
+
+    columns: list[tuple[str, pa.Array]] = field(default_factory=list)
+    rows: int = 0
+    issues: list[dict] = field(default_factory=list)
+    skipped: str | None = None
+
+    def issue(self, column: str | None, message: str) -> None:
+        self.issues.append({"column": column, "issue": message} if column else {"issue": message})
+
+
+def file_format(path: str) -> str | None:
+    """Format name for a path by extension, or None if unsupported."""
+    name = path.rsplit("/", 1)[-1].lower()
+    for ext, fmt in FORMATS.items():
+        if name.endswith(ext):
+            return fmt
+    return None
+
+
+def read_table(path: str, data: bytes) -> TableRead:
+    """Read one file's bytes into string columns; never raises on bad input."""
+    out = TableRead()
+    fmt = file_format(path)
+    if fmt is None:
+        out.skipped = "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"
+        return out
+    if not data:
+        out.skipped = "empty file"
+        return out
+    try:
+        if fmt in ("csv", "tsv"):
+            table = _read_delimited(_decoded(data, out), "," if fmt == "csv" else "\t", out)
+        elif fmt == "parquet":
+            table = _read_parquet(data, out)
+        else:
+            table = _read_jsonl(_decoded(data, out), out)
+    except Exception as exc:  # noqa: BLE001 - any parser failure means an unreadable file
+        out.skipped = f"unreadable {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+        return out
+    if table is None:
+        return out
+    out.rows = table.num_rows
+    if out.rows == 0:
+        out.skipped = "empty table (no rows)"
+        return out
+    for name, col in zip(table.column_names, table.columns, strict=True):
+        arr = _as_string(name, col, out)
+        if arr is not None:
+            out.columns.append((name, _truncate(name, arr, out)))
+    if not out.columns and out.skipped is None:
+        out.skipped = "no readable columns"
+    return out
+
+
+def _decoded(data: bytes, out: TableRead) -> bytes:
+    """UTF-8 bytes of a text file; undecodable bytes become U+FFFD and are reported."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", errors="replace")
+        bad = text.count("\ufffd") - data.count("\ufffd".encode())
+        out.issue(None, f"{bad} undecodable byte sequence(s) replaced with U+FFFD (first at byte {exc.start}); "
+                        "the file is not UTF-8: re-export it as UTF-8")
+        return text.encode("utf-8")
+
+
+def _unique_names(names: list[str], out: TableRead) -> list[str]:
+    seen: dict[str, int] = {}
+    result = []
+    for i, raw in enumerate(names):
+        name = raw.strip() or f"column_{i + 1}"
+        if name != raw.strip():
+            out.issue(name, f"column {i + 1} has an empty header; named {name}")
+        if name in seen:
+            seen[name] += 1
+            new = f"{name}~{seen[name]}"
+            out.issue(new, f"duplicate column name {name!r} (column {i + 1}); indexed as {new!r}")
+            name = new
+        else:
+            seen[name] = 1
+        result.append(name)
+    return result
+
+
+def _read_delimited(data: bytes, delimiter: str, out: TableRead) -> pa.Table | None:
+    import pyarrow.csv as pcsv
+
+    first = data.split(b"\n", 1)[0].decode("utf-8").rstrip("\r")
+    header = next(csv.reader([first], delimiter=delimiter), [])
+    if not header:
+        out.skipped = "no header row"
+        return None
+    names = _unique_names(header, out)
+    bad_rows = 0
+
+    def on_invalid(row: object) -> str:
+        nonlocal bad_rows
+        bad_rows += 1
+        return "skip"
+
+    table = pcsv.read_csv(
+        io.BytesIO(data),
+        read_options=pcsv.ReadOptions(column_names=names, skip_rows=1, block_size=CSV_BLOCK_BYTES),
+        parse_options=pcsv.ParseOptions(delimiter=delimiter, newlines_in_values=True,
+                                        invalid_row_handler=on_invalid),
+        convert_options=pcsv.ConvertOptions(column_types={n: pa.string() for n in names},
+                                            null_values=[""], strings_can_be_null=True,
+                                            quoted_strings_can_be_null=False),
+    )
+    if bad_rows:
+        out.issue(None, f"{bad_rows} malformed row(s) skipped (wrong number of fields)")
+    return table
+
+
+def _read_parquet(data: bytes, out: TableRead) -> pa.Table:
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(pa.BufferReader(data))
+    names = _unique_names(table.column_names, out)
+    return table.rename_columns(names)
+
+
+def _read_jsonl(data: bytes, out: TableRead) -> pa.Table:
+    """JSON lines, parsed with the json module: Arrow's reader would turn date strings into
+    timestamps, and values must stay as written."""
+    rows: list[dict] = []
+    bad = 0
+    for line in data.decode("utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            bad += 1
+            continue
+        if isinstance(obj, dict):
+            rows.append(obj)
+        else:
+            bad += 1
+    if bad:
+        out.issue(None, f"{bad} malformed JSON line(s) skipped")
+    names = list(dict.fromkeys(k for r in rows for k in r))
+    cols = {n: [_json_text(r.get(n)) for r in rows] for n in names}
+    return pa.table({n: pa.array(v, type=pa.string()) for n, v in cols.items()}) if names else pa.table({})
+
+
+def _json_text(v: object) -> str | None:
+    if v is None:
+        return None
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return json.dumps(v, ensure_ascii=False)
+
+
+def _as_string(name: str, col: pa.ChunkedArray, out: TableRead) -> pa.ChunkedArray | None:
+    t = col.type
+    if pa.types.is_string(t) or pa.types.is_large_string(t):
+        return col
+    if pa.types.is_nested(t):
+        out.issue(name, f"nested type {t} skipped (index scalar columns only)")
+        return None
+    try:
+        return pc.cast(col, pa.string())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        out.issue(name, f"type {t} not readable as text ({str(exc).splitlines()[0][:200]}); column skipped")
+        return None
+
+
+def _truncate(name: str, col: pa.ChunkedArray, out: TableRead) -> pa.ChunkedArray:
+    lengths = pc.binary_length(col)
+    longest = pc.max(lengths).as_py()
+    if longest is None or longest <= MAX_CELL_BYTES:
+        return col
+    n = pc.sum(pc.greater(lengths, MAX_CELL_BYTES)).as_py()
+    out.issue(name, f"{n} cell(s) over 64 KB truncated to 64 KB (longest {longest} bytes)")
+    return pc.utf8_slice_codeunits(col, 0, MAX_CELL_BYTES)

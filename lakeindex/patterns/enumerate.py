@@ -1,0 +1,225 @@
+"""Enumeration of P(v) and of per-column pattern counts, the hot loop of index builds.
+
+Speed comes from three choices:
+
+* **Shapes.** A value's *shape* is its sequence of symbol runs (literal) and words (run kinds and
+  lengths). Every generalisation of a value depends only on its shape, except for constants. The
+  *templates* of a shape (sequences of class names and constant slots) are computed once and
+  cached across values and columns; a column only instantiates constants.
+* **Counts, not rows.** A column is first reduced to distinct values with counts (in Arrow);
+  ``count(p)`` is accumulated per shape, with one dictionary update per (shape, pattern).
+* **Bounded constants.** A pattern keeps at most ``max_constants`` constant slots, and a
+  constant is kept at a slot of a column only when at least ``1/const_share`` of the column's
+  values carry it there (so at most ``const_share`` constants per position). A column of a
+  million IDs therefore contributes its generalised patterns, not a million constants.
+
+Effect of the bound on FPR estimates (paper Definition 7): a column D omits a pattern p carrying
+constant c only when c fills less than 1/const_share of D, so Imp_D(p) > 1 - 1/const_share for
+every omitted (D, p). FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with
+constants, they average only the columns where the constant is common, so FPR is a lower bound and
+coverage a lower bound. FMDV's coverage floor m guards against the optimism: a constant pattern
+needs m columns where it dominates. Values with more than ``tau`` tokens are skipped as in the
+paper (they still count in |D|, as non-matching), and a column with more than ``max_shapes``
+distinct shapes (typically free text) keeps its heaviest shapes; the rest count as non-matching,
+which can only raise FPR estimates.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from itertools import product
+
+from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
+from lakeindex.patterns.pattern import escape_literal
+from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, analyze
+
+
+@dataclass(frozen=True)
+class EnumerationLimits:
+    """Knobs bounding P(v) and P(D); stored in index metadata so queries enumerate alike."""
+
+    tau: int = 8
+    max_subruns: int = DEFAULT_MAX_SUBRUNS
+    max_constants: int = 2
+    const_share: int = 16
+    max_shapes: int = 256
+
+    def __post_init__(self) -> None:
+        for name, lo in (("tau", 1), ("max_subruns", 1), ("max_constants", 0),
+                         ("const_share", 1), ("max_shapes", 1)):
+            if getattr(self, name) < lo:
+                raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+# A template item is a canonical literal/class piece (str) or the index of a constant slot (int).
+Template = tuple
+
+
+def _part_options(shape: tuple, i: int, slot0: int) -> list[tuple[Template, int]]:
+    """Alternatives for part ``i`` of ``shape``: (items, number of parts consumed)."""
+    part = shape[i]
+    if isinstance(part, str):
+        return [((escape_literal(part),), 1)]
+    total = sum(k for _, k in part)
+    wide = [((p,), 1) for p in word_generalizations(total)]
+    if len(part) == 1:
+        kind, k = part[0]
+        opts = [((slot0,), 1)] + [((p,), 1) for p in run_generalizations(kind, k)] + wide
+        # <num> spanning "12" "." "50": a decimal number split by the tokenizer.
+        if (kind == DIGIT and i + 2 < len(shape) and shape[i + 1] == "."
+                and not isinstance(shape[i + 2], str) and len(shape[i + 2]) == 1
+                and shape[i + 2][0][0] == DIGIT):
+            opts.append(((NUM,), 3))
+        return opts
+    per_run = [[(slot0 + j,)] + [(p,) for p in run_generalizations(kind, k, in_word=True)]
+               for j, (kind, k) in enumerate(part)]
+    return [(sum(combo, ()), 1) for combo in product(*per_run)] + wide
+
+
+def _merge_literals(items: Template) -> Template:
+    out: list = []
+    for it in items:
+        if isinstance(it, str) and out and isinstance(out[-1], str):
+            out[-1] += it
+        else:
+            out.append(it)
+    return tuple(out)
+
+
+@lru_cache(maxsize=50_000)
+def shape_templates(shape: tuple, max_constants: int) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
+    """Templates of a shape: constant-free pattern strings, and %-format strings per slot set."""
+    starts: list[int] = []
+    s = 0
+    for part in shape:
+        starts.append(s)
+        s += 0 if isinstance(part, str) else len(part)
+    options = [_part_options(shape, i, starts[i]) for i in range(len(shape))]
+    free: list[str] = []
+    by_slots: dict[tuple, list[str]] = {}
+    seen: set = set()
+
+    def rec(i: int, prefix: Template, nconst: int) -> None:
+        if i == len(shape):
+            t = _merge_literals(prefix)
+            if t in seen:
+                return
+            seen.add(t)
+            slots = tuple(x for x in t if isinstance(x, int))
+            if not slots:
+                free.append("".join(t))
+            else:
+                fmt = "".join("%s" if isinstance(x, int) else x.replace("%", "%%") for x in t)
+                by_slots.setdefault(slots, []).append(fmt)
+            return
+        for items, step in options[i]:
+            c = nconst + sum(1 for x in items if isinstance(x, int))
+            if c <= max_constants:
+                rec(i + step, prefix + items, c)
+
+    rec(0, (), 0)
+    return tuple(free), by_slots
+
+
+def value_patterns(value: str, limits: EnumerationLimits = EnumerationLimits()) -> set[str]:
+    """P(v): every pattern of the hierarchy consistent with ``value`` (empty if wider than tau)."""
+    a = analyze(value, limits.max_subruns)
+    if a.ntokens > limits.tau or not a.shape:
+        return set()
+    free, by_slots = shape_templates(a.shape, limits.max_constants)
+    out = set(free)
+    for slots, fmts in by_slots.items():
+        args = tuple(a.slots[j] for j in slots)
+        out.update(f % args for f in fmts)
+    return out
+
+
+@dataclass
+class ColumnPatterns:
+    """Pattern counts of one column: ``counts[p]`` values match p, out of ``total`` values."""
+
+    counts: dict[str, int]
+    total: int
+    wide: int = 0
+    dropped_shapes: int = 0
+
+    def impurity(self, pattern: str) -> float:
+        """Imp_D(p) (Definition 3): fraction of values not matching ``pattern``."""
+        return 1.0 - self.counts.get(pattern, 0) / self.total if self.total else 1.0
+
+
+def column_patterns(values: list[str], weights: list[int] | None = None,
+                    limits: EnumerationLimits = EnumerationLimits()) -> ColumnPatterns:
+    """Count, for every p in P(D), how many values of the column match p.
+
+    ``values`` should be distinct with ``weights`` their multiplicities (Arrow ``value_counts``);
+    nulls and empty strings must already be removed.
+    """
+    if weights is None:
+        weights = [1] * len(values)
+    total = sum(weights)
+    groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
+    wide = 0
+    for v, w in zip(values, weights, strict=True):
+        a = analyze(v, limits.max_subruns)
+        if a.ntokens > limits.tau or not a.shape:
+            wide += w
+            continue
+        groups.setdefault(a.shape, []).append((a.slots, w))
+    dropped = 0
+    if len(groups) > limits.max_shapes:
+        ranked = sorted(groups.items(), key=lambda kv: -sum(w for _, w in kv[1]))
+        dropped = len(groups) - limits.max_shapes
+        groups = dict(ranked[: limits.max_shapes])
+
+    counts: dict[str, int] = {}
+    get = counts.get
+    min_count = total / limits.const_share
+    skeletons: dict[tuple, list[tuple]] = {}
+    for shape, members in groups.items():
+        free, by_slots = shape_templates(shape, limits.max_constants)
+        wsum = sum(w for _, w in members)
+        for p in free:
+            counts[p] = get(p, 0) + wsum
+        if by_slots:
+            skeletons.setdefault(_skeleton(shape), []).append((by_slots, members, wsum))
+    const_counts: dict[str, int] = {}
+    cget = const_counts.get
+    for shapes in skeletons.values():
+        if sum(ws for _, _, ws in shapes) < min_count:
+            continue
+        # constants kept per slot of the skeleton: carried by >= total/const_share values
+        nslots = len(shapes[0][1][0][0])
+        tallies: list[Counter[str]] = [Counter() for _ in range(nslots)]
+        for _, members, _ in shapes:
+            for slots, w in members:
+                for j in range(nslots):
+                    tallies[j][slots[j]] += w
+        kept = [{t for t, n in c.items() if n >= min_count} for c in tallies]
+        for by_slots, members, _ in shapes:
+            for slot_set, fmts in by_slots.items():
+                if not all(kept[j] for j in slot_set):
+                    continue
+                combos: Counter[tuple[str, ...]] = Counter()
+                for slots, w in members:
+                    key = tuple(slots[j] for j in slot_set)
+                    if all(t in kept[j] for t, j in zip(key, slot_set, strict=True)):
+                        combos[key] += w
+                for key, n in combos.items():
+                    for f in fmts:
+                        p = f % key
+                        const_counts[p] = cget(p, 0) + n
+    for p, n in const_counts.items():
+        if n >= min_count:
+            counts[p] = n
+    return ColumnPatterns(counts, total, wide, dropped)
+
+
+def _skeleton(shape: tuple) -> tuple:
+    """Shape without run lengths: shapes of one skeleton share constant slots."""
+    return tuple(p if isinstance(p, str) else tuple(k for k, _ in p) for p in shape)

@@ -1,0 +1,138 @@
+"""Canonical pattern strings: parsing, conversion to an anchored regex, and matching.
+
+A pattern is a sequence of elements written as in the paper: classes ``<digit>{4}``,
+``<digit>+``, ``<num>``, ``<upper>{2}``, ``<lower>+``, ``<letter>{3}``, ``<alphanum>+``,
+``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
+backslash so that every pattern has exactly one string form (the index key) and parses back.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import NamedTuple
+
+from lakeindex.patterns.hierarchy import CHAR_CLASSES
+
+_ESCAPED = frozenset("\\<{+")
+_NEEDS_ESCAPE = re.compile(r"[\\<{+]")
+_CLASS_RE = re.compile(r"<(digit|upper|lower|letter|alphanum|num|all)>(?:\{([0-9]+)\}|(\+))?")
+_NUM_RE = "[0-9]+(?:\\.[0-9]+)?"
+
+MAX_PATTERN_LENGTH = 4096
+
+
+class PatternError(ValueError):
+    """A pattern string that is not in canonical form."""
+
+
+class Element(NamedTuple):
+    """One pattern element: a literal (``cls`` None) or a class with ``k`` (None means ``+``)."""
+
+    cls: str | None
+    text: str = ""
+    k: int | None = None
+
+
+def escape_literal(text: str) -> str:
+    """Escape literal text for use inside a canonical pattern."""
+    return _NEEDS_ESCAPE.sub(lambda m: "\\" + m.group(0), text)
+
+
+@lru_cache(maxsize=65536)
+def parse(pattern: str) -> tuple[Element, ...]:
+    """Parse a canonical pattern string into elements; raise PatternError if malformed."""
+    if len(pattern) > MAX_PATTERN_LENGTH:
+        raise PatternError(f"pattern longer than {MAX_PATTERN_LENGTH} characters")
+    out: list[Element] = []
+    lit: list[str] = []
+    i, n = 0, len(pattern)
+    while i < n:
+        c = pattern[i]
+        if c == "\\":
+            if i + 1 >= n or pattern[i + 1] not in _ESCAPED:
+                raise PatternError(f"bad escape at position {i} in {pattern!r}: only \\\\ \\< \\{{ \\+")
+            lit.append(pattern[i + 1])
+            i += 2
+        elif c == "<":
+            m = _CLASS_RE.match(pattern, i)
+            if not m:
+                raise PatternError(f"unknown class at position {i} in {pattern!r} (escape a literal '<' as \\<)")
+            if lit:
+                out.append(Element(None, "".join(lit)))
+                lit.clear()
+            cls, k, is_plus = m.group(1), m.group(2), m.group(3)
+            if cls in ("num", "all"):
+                if k or is_plus:
+                    raise PatternError(f"<{cls}> takes no quantifier in {pattern!r}")
+                out.append(Element(cls))
+            else:
+                if not (k or is_plus):
+                    raise PatternError(f"<{cls}> needs {{k}} or + in {pattern!r}")
+                kk = int(k) if k else None
+                if kk is not None and not 1 <= kk <= 65536:
+                    raise PatternError(f"bad length {kk} in {pattern!r}")
+                out.append(Element(cls, k=kk))
+            i = m.end()
+        elif c in "{+":
+            raise PatternError(f"unescaped {c!r} at position {i} in {pattern!r}")
+        else:
+            lit.append(c)
+            i += 1
+    if lit:
+        out.append(Element(None, "".join(lit)))
+    return tuple(out)
+
+
+def format_elements(elements: tuple[Element, ...] | list[Element]) -> str:
+    """Canonical string of parsed elements (inverse of :func:`parse`)."""
+    parts = []
+    for e in elements:
+        if e.cls is None:
+            parts.append(escape_literal(e.text))
+        elif e.cls in ("num", "all"):
+            parts.append(f"<{e.cls}>")
+        else:
+            parts.append(f"<{e.cls}>" + (f"{{{e.k}}}" if e.k is not None else "+"))
+    return "".join(parts)
+
+
+def element_regex(e: Element) -> str:
+    """Regex of one element (unanchored)."""
+    if e.cls is None:
+        return re.escape(e.text)
+    if e.cls == "num":
+        return _NUM_RE
+    if e.cls == "all":
+        return "[\\s\\S]+"
+    cc = CHAR_CLASSES[e.cls]
+    return cc + (f"{{{e.k}}}" if e.k is not None else "+")
+
+
+@lru_cache(maxsize=65536)
+def to_regex(pattern: str) -> str:
+    """Anchored standard regex (``^...$``) accepting exactly the strings the pattern describes."""
+    return "^" + "".join(element_regex(e) for e in parse(pattern)) + "$"
+
+
+@lru_cache(maxsize=65536)
+def compiled(pattern: str) -> re.Pattern[str]:
+    """Compiled matcher for a pattern (cached; patterns are parsed, never evaluated)."""
+    return re.compile("".join(element_regex(e) for e in parse(pattern)))
+
+
+def matches(pattern: str, value: str) -> bool:
+    """True when ``value`` belongs to the language of ``pattern``."""
+    return compiled(pattern).fullmatch(value) is not None
+
+
+def match_count(pattern: str, values: list[str]) -> int:
+    """Number of ``values`` matching ``pattern`` (vectorized with Arrow's RE2 for large inputs)."""
+    if len(values) < 256:
+        m = compiled(pattern).fullmatch
+        return sum(1 for v in values if m(v) is not None)
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array(values, type=pa.string())
+    return int(pc.sum(pc.match_substring_regex(arr, to_regex(pattern))).as_py() or 0)
