@@ -26,6 +26,7 @@ import time
 import uuid
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 from pyspark import StorageLevel, TaskContext
 from pyspark.sql import DataFrame, SparkSession
@@ -91,7 +92,37 @@ def _write_partition_sst(batches, tmp_dir: str):  # noqa: ANN001, ANN202 - mapIn
             os.remove(path)
 
 
-def _summarize(stats: list[dict], root: str, listing: list, skipped_extra: list[dict]) -> dict:
+class LakeFile(NamedTuple):
+    """A file of the lake as listed on the driver (metadata only)."""
+
+    path: str
+    length: int
+    mtime: int
+
+
+def list_files(spark: SparkSession, root: str) -> list[LakeFile]:
+    """List every data file under ``root`` with Hadoop's FileSystem (any scheme Spark reads).
+
+    Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does.
+    """
+    jvm = spark.sparkContext._jvm
+    hpath = jvm.org.apache.hadoop.fs.Path(root)
+    fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
+    if not fs.exists(hpath):
+        raise BuildError(f"lake {root} does not exist")
+    out = []
+    it = fs.listFiles(hpath, True)
+    while it.hasNext():
+        st = it.next()
+        path = st.getPath().toString()
+        rel = relative_table(path, root)
+        if any(part.startswith(("_", ".")) for part in rel.split("/")):
+            continue
+        out.append(LakeFile(path, st.getLen(), st.getModificationTime()))
+    return sorted(out)
+
+
+def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
     meta: dict = {"tables_scanned": 0, "columns_scanned": 0, "cells_scanned": 0, "values_scanned": 0,
                   "wide_values_skipped": 0, "rows_scanned": 0, "bytes_scanned": 0}
     skipped = list(skipped_extra)
@@ -135,10 +166,12 @@ def _scan(spark: SparkSession, root: str, paths: list[str] | None, total_bytes: 
 
 
 def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
-                  min_coverage: int = 2, only_new: bool = False, progress: bool = True) -> dict | None:
-    """Scan the lake (or only tables not yet in ``out``) and publish a new version of ``out``.
+                  min_coverage: int = 2, known: dict[str, dict] | None = None,
+                  progress: bool = True) -> dict:
+    """Scan the lake (or only tables not in ``known``) and publish a new version of ``out``.
 
-    Returns the new version's metadata, or None when ``only_new`` finds nothing to add.
+    Returns the new version's metadata, or, when no table outside ``known`` is left, only
+    ``{"new_tables": 0, "skipped_files": [...]}`` and publishes nothing.
     """
     t0 = time.time()
     if min_coverage < 1:
@@ -147,34 +180,33 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     prog = Progress(spark.sparkContext, enabled=progress)
     with prog:
         prog.say(f"listing {root}")
-        listing = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-                   .select("path", "length", "modificationTime").collect())
+        listing = list_files(spark, root)
         skipped: list[dict] = []
         candidates = []
-        for row in listing:
-            rel = relative_table(row.path, root)
+        for f in listing:
+            rel = relative_table(f.path, root)
             if not any(rel.lower().endswith(e) for e in FORMATS):
                 skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
+            elif f.length == 0:
+                skipped.append({"file": rel, "reason": "empty file"})
             else:
-                candidates.append(row)
+                candidates.append(f)
         paths = None
-        if only_new:
-            with IndexReader(out) as old:
-                known = {t["table"]: t for t in old.tables()}
+        if known is not None:
             new_rows = []
             for row in candidates:
                 rel = relative_table(row.path, root)
                 prev = known.get(rel)
                 if prev is None:
                     new_rows.append(row)
-                elif prev["bytes"] != row.length or prev["mtime"] != row.modificationTime.isoformat():
+                elif prev["bytes"] != row.length or prev["mtime"] != row.mtime:
                     skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
                                                            "only add new tables: run a full build"})
             candidates = new_rows
             paths = [r.path for r in candidates]
             if not candidates:
                 prog.say("no new tables to index")
-                return None
+                return {"new_tables": 0, "skipped_files": skipped}
         if not candidates:
             raise BuildError(f"lake {lake} has no .csv/.tsv/.parquet/.jsonl files")
         total_bytes = sum(r.length for r in candidates)
@@ -198,10 +230,10 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                         "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
                         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         "spark": {"master": spark.sparkContext.master, "version": spark.version},
-                        **_summarize(stats, root, listing, skipped)}
+                        **_summarize(stats, skipped)}
                 meta["build_seconds"] = round(time.time() - t0, 3)
                 tables = [{"table": relative_table(r.path, root), "bytes": r.length,
-                           "mtime": r.modificationTime.isoformat()} for r in candidates]
+                           "mtime": r.mtime} for r in candidates]
                 scanned_ok = {s["table"] for s in stats if not s["skipped"]}
                 tables = [t for t in tables if t["table"] in scanned_ok]
                 prog.say("publishing")
@@ -243,16 +275,20 @@ def build_index(spark: SparkSession, lake: str, out: str | Path, limits: Enumera
         return build_version(spark, lake, out, limits, min_coverage, progress=progress)
     with IndexReader(out) as old:
         old_limits = EnumerationLimits(**old.meta["limits"])
+        known = {t["table"]: t for t in old.tables()}
     if old_limits != limits:
         raise BuildError(f"index {out} was built with {old_limits}; an incremental build must use the "
                          "same limits (or run a full build)")
     delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
         # the delta keeps every pattern so the merge adds exact sums; the floor applies after
-        meta = build_version(spark, lake, delta, limits, 1, only_new=True, progress=progress)
-        if meta is None:
-            return read_meta(out)
-        return merge_indexes([out, delta], out, min_coverage=min_coverage)
+        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress)
+        if delta_meta.get("new_tables") == 0:
+            merged = read_meta(out)
+        else:
+            merged = merge_indexes([out, delta], out, min_coverage=min_coverage)
+        return {**merged, "incremental": {"new_tables": delta_meta.get("tables_scanned", 0),
+                                          "skipped_files": delta_meta["skipped_files"]}}
     finally:
         shutil.rmtree(delta, ignore_errors=True)
 

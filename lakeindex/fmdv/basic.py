@@ -1,8 +1,8 @@
 """FMDV (Eq. 5-7): the hypothesis with the lowest FPR_T subject to FPR_T <= r and Cov_T >= m.
 
-Ties on FPR go to the smaller coverage, i.e. the more specific pattern (``<lower>{2}-<lower>{2}``
-rather than ``<letter>{2}-<letter>{2}`` when both never made a column impure), so that drift
-such as ``en-us`` -> ``en-US`` is caught.
+Ties on FPR go to the smaller coverage, then to the lower place in the hierarchy, i.e. the more
+specific pattern (``<lower>{2}-<lower>{2}`` rather than ``<letter>{2}-<letter>{2}`` when both never
+made a column impure), so that drift such as ``en-us`` -> ``en-US`` is caught.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import math
 from lakeindex.fmdv.hypotheses import hypothesis_space
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.pattern import to_regex
+from lakeindex.patterns.pattern import generality, to_regex
 
 
 def default_coverage(meta: dict) -> int:
@@ -29,7 +29,7 @@ def infer_fmdv(values: list[str], index: IndexReader, r: float = 0.1, m: int | N
     hyps = sorted(hypothesis_space(values, limits))
     stats = [s for s in index.lookup(hyps) if s is not None]
     feasible = sorted((s for s in stats if s.fpr <= r and s.coverage >= m),
-                      key=lambda s: (s.fpr, s.coverage, s.pattern))
+                      key=lambda s: (s.fpr, s.coverage, generality(s.pattern), s.pattern))
     out: dict = {"method": "fmdv", "r": r, "m": m, "values": len(values), "hypotheses": len(hyps),
                  "indexed_hypotheses": len(stats), "index_version": index.version}
     if not feasible:

@@ -14,8 +14,10 @@ Speed comes from three choices:
   million IDs therefore contributes its generalised patterns, not a million constants.
 
 Effect of the bound on FPR estimates (paper Definition 7): a column D omits a pattern p carrying
-constant c only when c fills less than 1/const_share of D, so Imp_D(p) > 1 - 1/const_share for
-every omitted (D, p). FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with
+constants only when they fill less than 1/const_share of D's values of the same *layout* (symbols
+and runs per word), so Imp_D(p) > 1 - 1/const_share for every omitted (D, p) whose matching values
+share one layout (the common case; a pattern matched through several layouts, such as
+``ID-<alphanum>+`` over ``ID-12`` and ``ID-1a``, may be under-counted, which raises its FPR). FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with
 constants, they average only the columns where the constant is common, so FPR is a lower bound and
 coverage a lower bound. FMDV's coverage floor m guards against the optimism: a constant pattern
 needs m columns where it dominates. Values with more than ``tau`` tokens are skipped as in the
@@ -180,20 +182,20 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     counts: dict[str, int] = {}
     get = counts.get
     min_count = total / limits.const_share
-    skeletons: dict[tuple, list[tuple]] = {}
+    layouts: dict[tuple, list[tuple]] = {}
     for shape, members in groups.items():
         free, by_slots = shape_templates(shape, limits.max_constants)
         wsum = sum(w for _, w in members)
         for p in free:
             counts[p] = get(p, 0) + wsum
         if by_slots:
-            skeletons.setdefault(_skeleton(shape), []).append((by_slots, members, wsum))
+            layouts.setdefault(_layout(shape), []).append((by_slots, members, wsum))
     const_counts: dict[str, int] = {}
     cget = const_counts.get
-    for shapes in skeletons.values():
+    for shapes in layouts.values():
         if sum(ws for _, _, ws in shapes) < min_count:
             continue
-        # constants kept per slot of the skeleton: carried by >= total/const_share values
+        # constants kept per slot of the layout: carried by >= total/const_share values
         nslots = len(shapes[0][1][0][0])
         tallies: list[Counter[str]] = [Counter() for _ in range(nslots)]
         for _, members, _ in shapes:
@@ -220,6 +222,6 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     return ColumnPatterns(counts, total, wide, dropped)
 
 
-def _skeleton(shape: tuple) -> tuple:
-    """Shape without run lengths: shapes of one skeleton share constant slots."""
-    return tuple(p if isinstance(p, str) else tuple(k for k, _ in p) for p in shape)
+def _layout(shape: tuple) -> tuple:
+    """Symbols and runs per word: shapes of one layout have the same constant slots."""
+    return tuple(p if isinstance(p, str) else len(p) for p in shape)

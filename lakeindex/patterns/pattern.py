@@ -109,6 +109,16 @@ def element_regex(e: Element) -> str:
     return cc + (f"{{{e.k}}}" if e.k is not None else "+")
 
 
+_GENERALITY = {("digit", True): 1, ("upper", True): 1, ("lower", True): 1, ("letter", True): 2,
+               ("digit", False): 3, ("upper", False): 3, ("lower", False): 3, ("num", False): 4,
+               ("letter", False): 4, ("alphanum", True): 5, ("alphanum", False): 6, ("all", False): 8}
+
+
+def generality(pattern: str) -> int:
+    """How far up the hierarchy a pattern sits (0 for a constant): a tie-breaker toward specific rules."""
+    return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls is not None)
+
+
 @lru_cache(maxsize=65536)
 def to_regex(pattern: str) -> str:
     """Anchored standard regex (``^...$``) accepting exactly the strings the pattern describes."""

@@ -1,0 +1,178 @@
+"""The Spark index build: distributed result equals a local reference, bad input, merge, incremental."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from indexer_jobs import build_index as job
+from lakeindex.cli import main as cli_main
+from lakeindex.index.format import impurity_units, unpack
+from lakeindex.index.scan import profile_file
+from lakeindex.index.store import IndexReader, current_version
+from lakeindex.patterns.enumerate import EnumerationLimits
+from tests.conftest import write_csv
+
+
+def _table(rng: random.Random, rows: int) -> dict[str, list[str | None]]:
+    return {
+        "order_id": [f"ORD-{rng.randint(0, 999999):06d}" for _ in range(rows)],
+        "day": [f"2019-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}" for _ in range(rows)],
+        "ip": [f"10.{rng.randint(0, 3)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}" for _ in range(rows)],
+        "locale": [rng.choice(["en-us", "fr-fr", "de-de"]) if rng.random() > 0.1 else None for _ in range(rows)],
+        "amount": [rng.choice([f"{rng.uniform(1, 999):.2f}", "-"]) for _ in range(rows)],
+    }
+
+
+def make_lake(root: Path, tables: range, rows: int = 40) -> Path:
+    """Small deterministic lake, one file per table, formats rotating csv/tsv/parquet/jsonl."""
+    for t in tables:
+        cols = _table(random.Random(t), rows)
+        fmt = ["csv", "tsv", "parquet", "jsonl"][t % 4]
+        path = root / f"table_{t:03d}.{fmt}"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if fmt == "parquet":
+            pq.write_table(pa.table({k: pa.array(v, pa.string()) for k, v in cols.items()}), path)
+        elif fmt == "jsonl":
+            path.write_text("\n".join(json.dumps({k: cols[k][i] for k in cols}) for i in range(rows)) + "\n")
+        else:
+            sep = "," if fmt == "csv" else "\t"
+            write_csv(path, list(cols), [[cols[k][i] or "" for k in cols] for i in range(rows)], sep)
+    return root
+
+
+def reference_index(root: Path, min_coverage: int) -> dict[str, tuple[int, int]]:
+    """The index computed locally, file by file, without Spark."""
+    acc: dict[str, list[int]] = {}
+    for f in sorted(root.rglob("*")):
+        if f.is_file():
+            profile_file(f.name, f.read_bytes(), EnumerationLimits(), acc)
+    return {p: (v[0], v[1]) for p, v in acc.items() if v[1] >= min_coverage}
+
+
+def index_items(path: Path) -> dict[str, tuple[int, int]]:
+    with IndexReader(path) as ix:
+        return {k.decode(): unpack(v) for k, v in ix.items()}
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory) -> Path:
+    return make_lake(tmp_path_factory.mktemp("lake"), range(8))
+
+
+def test_build_equals_local_reference(spark, lake, tmp_path):
+    meta = job.build_index(spark, str(lake), tmp_path / "ix", min_coverage=2, progress=False)
+    assert meta["tables_scanned"] == 8 and meta["columns_scanned"] == 40
+    assert meta["cells_scanned"] == 8 * 5 * 40 and meta["files_skipped"] == 0
+    assert meta["limits"]["tau"] == 8 and meta["format_version"] == 1 and meta["build_seconds"] > 0
+    got = index_items(tmp_path / "ix")
+    assert got == reference_index(lake, 2)
+    assert meta["patterns"] == len(got)
+    # a domain present in every table: no impurity, full coverage
+    imp, cov = got["ORD-<digit>{6}"]
+    assert (imp, cov) == (0, 8)
+    # amounts carry "-" special values: impure
+    assert got["<digit>+.<digit>{2}"][0] > 0
+
+
+def test_cli_info_and_lookup(spark, lake, tmp_path, capsys):
+    job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    capsys.readouterr()
+    assert cli_main(["index", "info", str(tmp_path / "ix")]) == 0
+    assert json.loads(capsys.readouterr().out)["tables_scanned"] == 8
+    assert cli_main(["index", "lookup", str(tmp_path / "ix"), "ORD-<digit>{6}", "<upper>{9}"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows[0] == {"pattern": "ORD-<digit>{6}", "fpr": 0.0, "coverage": 8}
+    assert rows[1] == {"pattern": "<upper>{9}", "fpr": None, "coverage": 0}
+    assert cli_main(["index", "lookup", str(tmp_path / "ix"), "<bad"]) == 2
+
+
+def test_bad_input_is_skipped_with_reasons(spark, tmp_path):
+    root = make_lake(tmp_path / "lake", range(2))
+    (root / "empty.csv").write_bytes(b"")
+    (root / "header_only.csv").write_text("a,b\n")
+    (root / "corrupt.parquet").write_bytes(b"PAR1 not really")
+    (root / "notes.txt").write_text("not a table")
+    (root / "latin1.csv").write_bytes("city\nS\xe3o Paulo\nZ\xfcrich\n".encode("latin-1"))
+    write_csv(root / "dupes.csv", ["id", "id", "name"], [["1", "2", "x"], ["3", "4", "y"]])
+    (root / "ragged.csv").write_text("a,b\n1,2\n3\n4,5,6\n7,8\n")
+    (root / "huge.tsv").write_text("blob\tk\n" + "x" * 70_000 + "\t1\nshort\t2\n")
+    (root / "broken.jsonl").write_text('{"a": "1"}\n{oops\n{"a": "2"}\n')
+    meta = job.build_index(spark, str(root), tmp_path / "ix", progress=False)
+    reasons = {s["file"]: s["reason"] for s in meta["skipped_files"]}
+    assert reasons["empty.csv"] == "empty file"
+    assert reasons["header_only.csv"].startswith("empty table")
+    assert reasons["corrupt.parquet"].startswith("unreadable parquet")
+    assert reasons["notes.txt"].startswith("unsupported format")
+    issues = {(i["file"], i.get("column")): i["issue"] for i in meta["issues"]}
+    assert "undecodable" in issues[("latin1.csv", None)]
+    assert "duplicate column name 'id'" in issues[("dupes.csv", "id~2")]
+    assert "malformed row" in issues[("ragged.csv", None)]
+    assert "64 KB" in issues[("huge.tsv", "blob")]
+    assert "malformed JSON" in issues[("broken.jsonl", None)]
+    # the readable files (2 generated tables + latin1, dupes, ragged, huge, broken) were indexed
+    assert meta["tables_scanned"] == 7
+    with IndexReader(tmp_path / "ix") as ix:
+        assert ix.get("ORD-<digit>{6}").coverage == 2
+
+
+def test_merge_equals_build_on_union(spark, tmp_path):
+    a = make_lake(tmp_path / "a", range(0, 4))
+    b = make_lake(tmp_path / "b", range(4, 8))
+    union = tmp_path / "union"
+    for src in (a, b):
+        for f in src.iterdir():
+            union.mkdir(exist_ok=True)
+            shutil.copy(f, union / f.name)
+    for name, src in (("ia", a), ("ib", b), ("iu", union)):
+        job.build_index(spark, str(src), tmp_path / name, min_coverage=1, progress=False)
+    assert cli_main(["index", "merge", str(tmp_path / "ia"), str(tmp_path / "ib"),
+                     "--out", str(tmp_path / "im"), "--min-coverage", "1"]) == 0
+    assert index_items(tmp_path / "im") == index_items(tmp_path / "iu")
+
+
+def test_incremental_build_adds_only_new_tables(spark, tmp_path):
+    root = make_lake(tmp_path / "lake", range(0, 4))
+    job.build_index(spark, str(root), tmp_path / "ix", min_coverage=1, progress=False)
+    make_lake(root, range(4, 8))
+    meta = job.build_index(spark, str(root), tmp_path / "ix", min_coverage=1, incremental=True, progress=False)
+    assert meta["tables_scanned"] == 8 and meta["incremental"]["new_tables"] == 4
+    job.build_index(spark, str(root), tmp_path / "full", min_coverage=1, progress=False)
+    assert index_items(tmp_path / "ix") == index_items(tmp_path / "full")
+    # a changed table is reported, not silently double-counted
+    (root / "table_000.csv").write_text("order_id\nORD-000001\n")
+    meta = job.build_index(spark, str(root), tmp_path / "ix", min_coverage=1, incremental=True, progress=False)
+    assert meta["incremental"]["new_tables"] == 0
+    assert any(s["file"] == "table_000.csv" and "changed" in s["reason"]
+               for s in meta["incremental"]["skipped_files"])
+
+
+def test_failed_build_leaves_previous_index_untouched(spark, lake, tmp_path, monkeypatch):
+    job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    before = current_version(tmp_path / "ix")
+    expected = index_items(tmp_path / "ix")
+
+    def boom(*a, **k):
+        raise RuntimeError("executor lost")
+
+    monkeypatch.setattr(job, "_receive_ssts", boom)
+    with pytest.raises(RuntimeError, match="executor lost"):
+        job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    assert current_version(tmp_path / "ix") == before
+    assert not list((tmp_path / "ix").glob(".tmp-*"))
+    assert index_items(tmp_path / "ix") == expected
+
+
+def test_missing_lake_is_a_clear_error(tmp_path):
+    with pytest.raises(job.BuildError, match="does not exist"):
+        job.lake_uri(str(tmp_path / "nope"))
+
+
+def test_impurity_units_match_definition3():
+    assert impurity_units(40, 36) == 100_000

@@ -1,0 +1,116 @@
+"""Index format, versioned publishing, readers and merging (no Spark)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from lakeindex.index.format import IMPURITY_SCALE, fpr, impurity_units, pack, unpack
+from lakeindex.index.merge import merge_indexes, merge_streams
+from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, current_version, read_meta, write_sst
+
+LIMITS = {"tau": 8, "max_subruns": 3, "max_constants": 2, "const_share": 16, "max_shapes": 256}
+
+
+def publish(path: Path, entries: dict[str, tuple[int, int]], **meta) -> None:
+    b = VersionBuilder(path)
+    write_sst(b.new_sst_path(), ((k.encode(), pack(*v)) for k, v in sorted(entries.items())))
+    b.publish({"limits": LIMITS, "min_coverage": 1, "impurity_scale": IMPURITY_SCALE, "lake": str(path), **meta})
+
+
+@pytest.mark.parametrize("imp,cov", [(0, 1), (1, 1), (127, 128), (10**15, 7_200_000)])
+def test_pack_round_trip(imp, cov):
+    assert unpack(pack(imp, cov)) == (imp, cov)
+
+
+def test_impurity_rounds_up_so_tiny_impurity_stays_visible():
+    assert impurity_units(10_000_000, 9_999_999) == 1
+    assert impurity_units(12, 12) == 0
+    assert impurity_units(12, 10) == -(-2 * IMPURITY_SCALE // 12)
+
+
+def test_example8_fpr_averaging(tmp_path):
+    # 5000 columns match h5: 4800 with FPR 0, 200 with FPR 1% -> FPR_T = 0.04% (paper Example 8)
+    units = sum(impurity_units(100, 100) for _ in range(4800)) + sum(impurity_units(100, 99) for _ in range(200))
+    assert fpr(units, 5000) == pytest.approx(0.0004)
+    publish(tmp_path / "ix", {"h5": (units, 5000)})
+    with IndexReader(tmp_path / "ix") as ix:
+        s = ix.get("h5")
+        assert s.coverage == 5000 and s.fpr == pytest.approx(0.0004)
+        assert ix.get("absent") is None
+
+
+def test_new_version_swaps_atomically_and_old_reader_keeps_working(tmp_path):
+    path = tmp_path / "ix"
+    publish(path, {"a": (0, 3)})
+    old = IndexReader(path)
+    v1 = current_version(path)
+    publish(path, {"a": (0, 5), "b": (1, 1)})
+    assert current_version(path) != v1
+    assert old.get("a").coverage == 3  # a reader of the previous version is unaffected
+    with IndexReader(path) as new:
+        assert new.get("a").coverage == 5 and new.get("b").coverage == 1
+    old.close()
+
+
+def test_killed_build_leaves_previous_index_untouched(tmp_path):
+    path = tmp_path / "ix"
+    publish(path, {"a": (0, 3)})
+    before = current_version(path)
+    script = f"""
+import os, signal
+from lakeindex.index.store import VersionBuilder, write_sst
+from lakeindex.index.format import pack
+b = VersionBuilder({str(path)!r})
+write_sst(b.new_sst_path(), [(b"a", pack(0, 99))])
+os.kill(os.getpid(), signal.SIGKILL)
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True)
+    assert proc.returncode == -9
+    assert list(path.glob(".tmp-*")), "the killed build's temporary directory should be left behind"
+    assert current_version(path) == before
+    with IndexReader(path) as ix:
+        assert ix.get("a").coverage == 3
+    publish(path, {"a": (0, 4)})  # the next build removes the dead builder's leftovers
+    assert not list(path.glob(".tmp-*"))
+
+
+def test_reader_errors_are_clear(tmp_path):
+    with pytest.raises(IndexError_, match="does not exist"):
+        IndexReader(tmp_path / "nope")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(IndexError_, match="not a lakeindex index"):
+        IndexReader(tmp_path / "empty")
+
+
+def test_merge_adds_keywise(tmp_path):
+    publish(tmp_path / "a", {"p": (10, 2), "q": (0, 1)}, tables_scanned=2)
+    publish(tmp_path / "b", {"p": (5, 1), "r": (3, 3)}, tables_scanned=3)
+    meta = merge_indexes([tmp_path / "a", tmp_path / "b"], tmp_path / "c", min_coverage=1)
+    assert meta["tables_scanned"] == 5 and len(meta["sources"]) == 2
+    with IndexReader(tmp_path / "c") as c:
+        got = {k.decode(): unpack(v) for k, v in c.items()}
+    assert got == {"p": (15, 3), "q": (0, 1), "r": (3, 3)}
+    merge_indexes([tmp_path / "a", tmp_path / "b"], tmp_path / "d", min_coverage=2)
+    with IndexReader(tmp_path / "d") as d:
+        assert {k.decode() for k, _ in d.items()} == {"p", "r"}
+
+
+def test_merge_streams_is_sorted_and_summed():
+    a = [(b"a", pack(1, 1)), (b"c", pack(2, 2))]
+    b = [(b"b", pack(3, 3)), (b"c", pack(4, 4))]
+    assert list(merge_streams(iter(a), iter(b))) == [(b"a", 1, 1), (b"b", 3, 3), (b"c", 6, 6)]
+
+
+def test_merge_refuses_different_limits(tmp_path):
+    publish(tmp_path / "a", {"p": (0, 1)})
+    b = VersionBuilder(tmp_path / "b")
+    write_sst(b.new_sst_path(), [(b"p", pack(0, 1))])
+    b.publish({"limits": {**LIMITS, "tau": 13}, "min_coverage": 1, "impurity_scale": IMPURITY_SCALE})
+    with pytest.raises(IndexError_, match="different enumeration limits"):
+        merge_indexes([tmp_path / "a", tmp_path / "b"], tmp_path / "c")
+    assert json.dumps(read_meta(tmp_path / "a"))
