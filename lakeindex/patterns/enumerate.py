@@ -17,13 +17,13 @@ Effect of the bound on FPR estimates (paper Definition 7): a column D omits a pa
 constants only when they fill less than 1/const_share of D's values of the same *layout* (symbols
 and runs per word), so Imp_D(p) > 1 - 1/const_share for every omitted (D, p) whose matching values
 share one layout (the common case; a pattern matched through several layouts, such as
-``ID-<alphanum>+`` over ``ID-12`` and ``ID-1a``, may be under-counted, which raises its FPR). FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with
-constants, they average only the columns where the constant is common, so FPR is a lower bound and
-coverage a lower bound. FMDV's coverage floor m guards against the optimism: a constant pattern
-needs m columns where it dominates. Values with more than ``tau`` tokens are skipped as in the
-paper (they still count in |D|, as non-matching), and a column with more than ``max_shapes``
-distinct shapes (typically free text) keeps its heaviest shapes; the rest count as non-matching,
-which can only raise FPR estimates.
+``ID-<alphanum>+`` over ``ID-12`` and ``ID-1a``, may be under-counted, which raises its FPR).
+FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with constants, they
+average mostly the columns where the constants are common, so FPR and coverage are lower bounds.
+FMDV's coverage floor m guards against the optimism: a constant pattern needs m columns where it
+dominates. Values with more than ``tau`` tokens are skipped as in the paper (they still count in
+|D|, as non-matching), and a column with more than ``max_shapes`` distinct shapes (typically free
+text) keeps its heaviest shapes; the rest count as non-matching, which can only raise FPR estimates.
 """
 
 from __future__ import annotations
