@@ -104,7 +104,10 @@ def list_files(spark: SparkSession, root: str) -> list[LakeFile]:
     """List every data file under ``root`` with Hadoop's FileSystem (any scheme Spark reads).
 
     Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does.
+    Local lakes are listed with ``os.walk`` (py4j costs a few calls per file; this is ~100x faster).
     """
+    if root.startswith("file:"):
+        return _list_local(root)
     jvm = spark.sparkContext._jvm
     hpath = jvm.org.apache.hadoop.fs.Path(root)
     fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
@@ -119,6 +122,21 @@ def list_files(spark: SparkSession, root: str) -> list[LakeFile]:
         if any(part.startswith(("_", ".")) for part in rel.split("/")):
             continue
         out.append(LakeFile(path, st.getLen(), st.getModificationTime()))
+    return sorted(out)
+
+
+def _list_local(root: str) -> list[LakeFile]:
+    base = root[len("file:"):]
+    if not os.path.isdir(base):
+        raise BuildError(f"lake {root} does not exist")
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
+        for name in filenames:
+            if name.startswith(("_", ".")):
+                continue
+            st = os.stat(os.path.join(dirpath, name))
+            out.append(LakeFile("file:" + os.path.join(dirpath, name), st.st_size, int(st.st_mtime * 1000)))
     return sorted(out)
 
 

@@ -137,7 +137,8 @@ def brute_force_counts(values: list[str], limits: EnumerationLimits) -> dict[str
 def test_column_counts_equal_brute_force_on_constant_free_patterns():
     rng = random.Random(5)
     values = [rng.choice([f"{rng.randint(0, 999)}.{rng.randint(0, 99)}", f"ID-{rng.randint(0, 99999)}",
-                          f"{rng.choice(['en', 'fr'])}-{rng.choice(['us', 'US', 'gb'])}", "N/A", "-"])
+                          f"{rng.choice(['en', 'fr'])}-{rng.choice(['us', 'US', 'gb'])}", "N/A", "-",
+                          f"{rng.randint(1, 99)}.{rng.randint(1, 99)}.{rng.randint(0, 9)}.{rng.randint(1, 99)}"])
               for _ in range(400)]
     limits = EnumerationLimits()
     cp = column_patterns(values, limits=limits)
@@ -152,6 +153,12 @@ def test_column_counts_equal_brute_force_on_constant_free_patterns():
     for p, c in exact.items():
         if p not in cp.counts:
             assert c < len(values) / limits.const_share, p
+
+
+def test_ambiguous_num_parses_count_once():
+    cp = column_patterns(["23.49.41.99", "1.2.3.4"])
+    assert max(cp.counts.values()) <= cp.total == 2
+    assert cp.counts["<digit>+.<num>.<num>"] == 2
 
 
 def test_distinct_values_with_counts_equal_expanded_column():

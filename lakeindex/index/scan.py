@@ -26,16 +26,29 @@ _ARROW_SCHEMA = pa.schema([("kind", pa.string()), ("pattern", pa.string()), ("im
 PATTERN, STATS = "p", "s"
 
 
-def column_values(arr: pa.ChunkedArray) -> tuple[list[str], list[int]]:
-    """Distinct non-null, non-empty values of a string column with their counts."""
+# words and symbol runs: a lower bound on a value's token count, computed by Arrow (RE2)
+_COARSE_TOKEN_RE = "[A-Za-z0-9]+|[^A-Za-z0-9]+"
+
+
+def column_values(arr: pa.ChunkedArray, tau: int | None = None) -> tuple[list[str], list[int], int]:
+    """Distinct non-null, non-empty values of a string column with their counts.
+
+    With ``tau``, values that certainly have more than ``tau`` tokens are left out in Arrow and
+    only their number is returned (third item): they never reach Python.
+    """
     arr = pc.drop_null(arr)
+    if len(arr):
+        arr = pc.filter(arr, pc.not_equal(arr, ""))
     if len(arr) == 0:
-        return [], []
-    arr = pc.filter(arr, pc.not_equal(arr, ""))
-    if len(arr) == 0:
-        return [], []
+        return [], [], 0
     vc = pc.value_counts(arr)
-    return vc.field("values").to_pylist(), vc.field("counts").to_pylist()
+    values, counts = vc.field("values"), vc.field("counts")
+    wide = 0
+    if tau is not None:
+        narrow = pc.less_equal(pc.count_substring_regex(values, _COARSE_TOKEN_RE), tau)
+        wide = pc.sum(pc.filter(counts, pc.invert(narrow))).as_py() or 0
+        values, counts = pc.filter(values, narrow), pc.filter(counts, narrow)
+    return values.to_pylist(), counts.to_pylist(), wide
 
 
 def profile_file(table: str, data: bytes, limits: EnumerationLimits,
@@ -49,10 +62,10 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     for _, arr in read.columns:
         stats["columns"] += 1
         stats["cells"] += read.rows
-        values, counts = column_values(arr)
-        if not values:
+        values, counts, wide = column_values(arr, limits.tau)
+        if not values and not wide:
             continue
-        cp = column_patterns(values, counts, limits)
+        cp = column_patterns(values, counts, limits, wide=wide)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
         total = cp.total

@@ -23,9 +23,9 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from rocksdict import AccessType, IngestExternalFileOptions, Options, Rdict, SstFileWriter
+from rocksdict import AccessType, IngestExternalFileOptions, Rdict, SstFileWriter
 
-from lakeindex.index.format import FORMAT_VERSION, fpr, rocksdb_options, unpack
+from lakeindex.index.format import BLOCK_CACHE_BYTES, FORMAT_VERSION, fpr, rocksdb_options, unpack
 
 CURRENT = "CURRENT"
 KEEP_VERSIONS = 2
@@ -214,7 +214,7 @@ class IndexReader:
         if self.meta.get("format_version") != FORMAT_VERSION:
             raise IndexError_(f"index {self.path} has format {self.meta.get('format_version')}; "
                               f"this lakeindex reads format {FORMAT_VERSION}: rebuild it")
-        self.db = Rdict(str(self.version_dir / "db"), options=Options(raw_mode=True),
+        self.db = Rdict(str(self.version_dir / "db"), options=rocksdb_options(BLOCK_CACHE_BYTES),
                         access_type=AccessType.read_only())
 
     @property

@@ -58,78 +58,75 @@ class EnumerationLimits:
         return asdict(self)
 
 
-# A template item is a canonical literal/class piece (str) or the index of a constant slot (int).
-Template = tuple
+# A template is a %-format string: literal and class pieces (with '%' doubled) and one "%s" per
+# constant slot, filled left to right; ``slots`` lists the slot indices in that order.
+Option = tuple[str, tuple[int, ...], int]  # (format text, slot indices, parts consumed)
 
 
-def _part_options(shape: tuple, i: int, slot0: int) -> list[tuple[Template, int]]:
-    """Alternatives for part ``i`` of ``shape``: (items, number of parts consumed)."""
+def _fmt(piece: str) -> str:
+    return piece.replace("%", "%%")
+
+
+def _part_options(shape: tuple, i: int, slot0: int) -> list[Option]:
+    """Alternatives for part ``i`` of ``shape``."""
     part = shape[i]
     if isinstance(part, str):
-        return [((escape_literal(part),), 1)]
+        return [(_fmt(escape_literal(part)), (), 1)]
     total = sum(k for _, k in part)
-    wide = [((p,), 1) for p in word_generalizations(total)]
+    wide = [(p, (), 1) for p in word_generalizations(total)]
     if len(part) == 1:
         kind, k = part[0]
-        opts = [((slot0,), 1)] + [((p,), 1) for p in run_generalizations(kind, k)] + wide
+        opts = [("%s", (slot0,), 1)] + [(p, (), 1) for p in run_generalizations(kind, k)] + wide
         # <num> spanning "12" "." "50": a decimal number split by the tokenizer.
         if (kind == DIGIT and i + 2 < len(shape) and shape[i + 1] == "."
                 and not isinstance(shape[i + 2], str) and len(shape[i + 2]) == 1
                 and shape[i + 2][0][0] == DIGIT):
-            opts.append(((NUM,), 3))
+            opts.append((NUM, (), 3))
         return opts
-    per_run = [[(slot0 + j,)] + [(p,) for p in run_generalizations(kind, k, in_word=True)]
+    per_run = [[("%s", (slot0 + j,))] + [(p, ()) for p in run_generalizations(kind, k, in_word=True)]
                for j, (kind, k) in enumerate(part)]
-    return [(sum(combo, ()), 1) for combo in product(*per_run)] + wide
+    return [("".join(t for t, _ in combo), sum((sl for _, sl in combo), ()), 1)
+            for combo in product(*per_run)] + wide
 
 
-def _merge_literals(items: Template) -> Template:
-    out: list = []
-    for it in items:
-        if isinstance(it, str) and out and isinstance(out[-1], str):
-            out[-1] += it
-        else:
-            out.append(it)
-    return tuple(out)
+@lru_cache(maxsize=200_000)
+def _suffix_templates(suffix: tuple, slot0: int, budget: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Templates of ``suffix`` (parts of a shape) using at most ``budget`` constant slots.
+
+    Memoised on the suffix, so shapes that end alike (most of a column's shapes) share work.
+    Deduplicated: ``<num>`` makes parses ambiguous (``1.2.3`` is ``<num>.<num>`` two ways), and a
+    pattern counted twice would count its values twice.
+    """
+    if not suffix:
+        return (("", ()),)
+    out = []
+    width = 0 if isinstance(suffix[0], str) else len(suffix[0])
+    for text, slots, step in _part_options(suffix, 0, slot0):
+        rest_budget = budget - len(slots)
+        if rest_budget < 0:
+            continue
+        nxt = slot0 + width + (len(suffix[2]) if step == 3 else 0)
+        for rtext, rslots in _suffix_templates(suffix[step:], nxt, rest_budget):
+            out.append((text + rtext, slots + rslots))
+    return tuple(dict.fromkeys(out))
 
 
 @lru_cache(maxsize=50_000)
 def shape_templates(shape: tuple, max_constants: int) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
     """Templates of a shape: constant-free pattern strings, and %-format strings per slot set."""
-    starts: list[int] = []
-    s = 0
-    for part in shape:
-        starts.append(s)
-        s += 0 if isinstance(part, str) else len(part)
-    options = [_part_options(shape, i, starts[i]) for i in range(len(shape))]
     free: list[str] = []
     by_slots: dict[tuple, list[str]] = {}
-    seen: set = set()
-
-    def rec(i: int, prefix: Template, nconst: int) -> None:
-        if i == len(shape):
-            t = _merge_literals(prefix)
-            if t in seen:
-                return
-            seen.add(t)
-            slots = tuple(x for x in t if isinstance(x, int))
-            if not slots:
-                free.append("".join(t))
-            else:
-                fmt = "".join("%s" if isinstance(x, int) else x.replace("%", "%%") for x in t)
-                by_slots.setdefault(slots, []).append(fmt)
-            return
-        for items, step in options[i]:
-            c = nconst + sum(1 for x in items if isinstance(x, int))
-            if c <= max_constants:
-                rec(i + step, prefix + items, c)
-
-    rec(0, (), 0)
+    for text, slots in _suffix_templates(shape, 0, max_constants):
+        if slots:
+            by_slots.setdefault(slots, []).append(text)
+        else:
+            free.append(text % ())
     return tuple(free), by_slots
 
 
-def value_patterns(value: str, limits: EnumerationLimits = EnumerationLimits()) -> set[str]:
+def value_patterns(value: str, limits: EnumerationLimits | None = None) -> set[str]:
     """P(v): every pattern of the hierarchy consistent with ``value`` (empty if wider than tau)."""
+    limits = limits or EnumerationLimits()
     a = analyze(value, limits.max_subruns)
     if a.ntokens > limits.tau or not a.shape:
         return set()
@@ -156,17 +153,18 @@ class ColumnPatterns:
 
 
 def column_patterns(values: list[str], weights: list[int] | None = None,
-                    limits: EnumerationLimits = EnumerationLimits()) -> ColumnPatterns:
+                    limits: EnumerationLimits | None = None, wide: int = 0) -> ColumnPatterns:
     """Count, for every p in P(D), how many values of the column match p.
 
     ``values`` should be distinct with ``weights`` their multiplicities (Arrow ``value_counts``);
-    nulls and empty strings must already be removed.
+    nulls and empty strings must already be removed. ``wide`` counts values of the column already
+    known to exceed tau (they count in |D| as matching nothing).
     """
+    limits = limits or EnumerationLimits()
     if weights is None:
         weights = [1] * len(values)
-    total = sum(weights)
+    total = sum(weights) + wide
     groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
-    wide = 0
     for v, w in zip(values, weights, strict=True):
         a = analyze(v, limits.max_subruns)
         if a.ntokens > limits.tau or not a.shape:

@@ -52,35 +52,32 @@ class Analysis(NamedTuple):
     ntokens: int
 
 
+_WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
+_RUN_RE = re.compile(r"[A-Za-z]+|[0-9]+")
+
+
 def analyze(value: str, max_subruns: int = DEFAULT_MAX_SUBRUNS) -> Analysis:
     """Tokenize ``value`` and group its runs into words and slots."""
     shape: list = []
     slots: list[str] = []
     ntokens = 0
-    word: list[str] = []
-
-    def close_word() -> None:
-        nonlocal ntokens
-        if not word:
-            return
-        if len(word) > max_subruns:
-            text = "".join(word)
-            shape.append(((ALNUM, len(text)),))
-            slots.append(text)
+    for m in _WORD_RE.finditer(value):
+        word = m.group(1)
+        if word is None:
+            shape.append(m.group(0))
+            ntokens += 1
+        elif word.isdigit() or word.isalpha():
+            shape.append(((run_kind(word), len(word)),))
+            slots.append(word)
             ntokens += 1
         else:
-            shape.append(tuple((run_kind(r), len(r)) for r in word))
-            slots.extend(word)
-            ntokens += len(word)
-        word.clear()
-
-    for tok in TOKEN_RE.findall(value):
-        c = tok[0]
-        if ("a" <= c <= "z") or ("A" <= c <= "Z") or ("0" <= c <= "9"):
-            word.append(tok)
-        else:
-            close_word()
-            shape.append(tok)
-            ntokens += 1
-    close_word()
+            runs = _RUN_RE.findall(word)
+            if len(runs) > max_subruns:
+                shape.append(((ALNUM, len(word)),))
+                slots.append(word)
+                ntokens += 1
+            else:
+                shape.append(tuple((run_kind(r), len(r)) for r in runs))
+                slots.extend(runs)
+                ntokens += len(runs)
     return Analysis(tuple(shape), tuple(slots), ntokens)
