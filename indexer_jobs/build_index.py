@@ -239,7 +239,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                    .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
                    .filter(F.col("cov") >= min_coverage)
                    .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
-            nparts = int(spark.conf.get("spark.sql.shuffle.partitions"))
+            # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
+            nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
             ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
             ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
             builder = VersionBuilder(out)

@@ -141,12 +141,14 @@ def main(argv: list[str] | None = None) -> int:
     from lakeindex.index.build_options import BuildError
     from lakeindex.index.store import IndexError_
     from lakeindex.patterns.pattern import PatternError
+    from lakeindex.spark_session import SparkUnavailable
 
     args = build_parser().parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
-    except (UsageError, IndexError_, PatternError, BuildError, FileNotFoundError, ValueError) as exc:
+    except (UsageError, IndexError_, PatternError, BuildError, FileNotFoundError, ValueError,
+            SparkUnavailable) as exc:
         print(json.dumps({"error": str(exc)}), file=sys.stderr)
         return EXIT_BAD_INPUT
 

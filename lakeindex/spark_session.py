@@ -8,18 +8,34 @@ batches are small because the index build's input rows are whole files.
 from __future__ import annotations
 
 import os
+import shutil
+from typing import TYPE_CHECKING
 
-from pyspark.sql import SparkSession
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
+JAVA_ADVICE = ("Spark needs Java 17: install it (Debian/Ubuntu: `apt-get install openjdk-17-jre-headless`, "
+               "macOS: `brew install openjdk@17`) and put `java` on PATH or set JAVA_HOME")
+
+
+class SparkUnavailable(RuntimeError):
+    """Spark cannot start on this machine (usually: no Java)."""
 
 
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,
               extra: dict[str, str] | None = None) -> SparkSession:
     """Return the active session or start one (local[*] unless ``master`` or spark-submit says)."""
+    from pyspark.sql import SparkSession
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    java_home = os.environ.get("JAVA_HOME")
+    if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
+        raise SparkUnavailable("java not found. " + JAVA_ADVICE)
     builder = SparkSession.builder.appName(app_name)
     submitted = "spark.master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "") or os.environ.get("SPARK_SUBMIT")
+    if (master or "local").startswith("local") and not submitted:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local runs stay on loopback
     if master:
         builder = builder.master(master)
     elif not submitted:
@@ -35,6 +51,11 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     conf.update(extra or {})
     for k, v in conf.items():
         builder = builder.config(k, v)
-    spark = builder.getOrCreate()
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:
+        if "JAVA_GATEWAY_EXITED" in str(exc) or "Java gateway" in str(exc):
+            raise SparkUnavailable(f"Spark could not start its JVM ({exc}). " + JAVA_ADVICE) from exc
+        raise
     spark.sparkContext.setLogLevel(os.environ.get("LAKEINDEX_SPARK_LOG_LEVEL", "ERROR"))
     return spark

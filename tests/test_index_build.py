@@ -176,3 +176,14 @@ def test_missing_lake_is_a_clear_error(tmp_path):
 
 def test_impurity_units_match_definition3():
     assert impurity_units(40, 36) == 100_000
+
+
+def test_cli_build_prints_metadata_and_rejects_missing_lake(spark, lake, tmp_path, capsys):
+    assert cli_main(["index", "build", str(lake), "--out", str(tmp_path / "ix"), "--quiet",
+                     "--min-coverage", "3"]) == 0
+    meta = json.loads(capsys.readouterr().out)
+    assert meta["min_coverage"] == 3 and meta["tables_scanned"] == 8
+    assert all(cov >= 3 for _, cov in index_items(tmp_path / "ix").values())
+    assert cli_main(["index", "build", str(tmp_path / "nolake"), "--out", str(tmp_path / "ix2"), "--quiet"]) == 2
+    assert "does not exist" in json.loads(capsys.readouterr().err)["error"]
+    assert not (tmp_path / "ix2").exists()

@@ -1,0 +1,71 @@
+"""CLI behaviour that needs no Spark: errors, infer on a small published index, P(v) listing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from lakeindex import spark_session
+from lakeindex.cli import main
+from lakeindex.index.format import IMPURITY_SCALE, pack
+from lakeindex.index.store import VersionBuilder, write_sst
+from lakeindex.patterns import value_patterns
+
+LIMITS = {"tau": 8, "max_subruns": 3, "max_constants": 2, "const_share": 16, "max_shapes": 256}
+
+
+@pytest.fixture()
+def locale_index(tmp_path):
+    """An index where lower-case locale columns are pure and en-US columns make <letter> impure."""
+    entries = {}
+    for p in value_patterns("en-us"):
+        entries[p] = (0, 40)
+    entries["<letter>{2}-<letter>{2}"] = (0, 60)
+    entries["en-<lower>{2}"] = (30 * IMPURITY_SCALE // 2, 30)  # half impure in 30 columns
+    b = VersionBuilder(tmp_path / "ix")
+    write_sst(b.new_sst_path(), ((k.encode(), pack(*v)) for k, v in sorted(entries.items())))
+    b.publish({"limits": LIMITS, "min_coverage": 2, "impurity_scale": IMPURITY_SCALE, "columns_scanned": 1000})
+    return tmp_path / "ix"
+
+
+def test_infer_prefers_specific_zero_fpr_pattern(locale_index, tmp_path, capsys):
+    values = tmp_path / "v.txt"
+    values.write_text("en-us\nde-de\nfr-fr\n")
+    assert main(["infer", "--index", str(locale_index), "--values", str(values)]) == 0
+    rule = json.loads(capsys.readouterr().out)
+    assert rule["feasible"] and rule["fpr"] == 0.0 and rule["m"] == 5
+    assert rule["pattern"] == "<lower>{2}-<lower>{2}"
+    assert rule["regex"] == "^[a-z]{2}\\-[a-z]{2}$"
+
+
+def test_infer_reports_infeasible_instead_of_dot_star(locale_index, tmp_path, capsys):
+    values = tmp_path / "v.json"
+    values.write_text(json.dumps(["the quick brown fox jumps over the lazy dog", "hello"]))
+    assert main(["infer", "--index", str(locale_index), "--values-json", str(values)]) == 0
+    rule = json.loads(capsys.readouterr().out)
+    assert rule["feasible"] is False and rule["pattern"] is None and rule["reason"]
+
+
+def test_bad_values_json_is_exit_2(locale_index, tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a list"}')
+    assert main(["infer", "--index", str(locale_index), "--values-json", str(bad)]) == 2
+    assert "JSON array of strings" in json.loads(capsys.readouterr().err)["error"]
+
+
+def test_patterns_command_lists_regexes(capsys):
+    assert main(["patterns", "9:07", "--limit", "3"]) == 0
+    row = json.loads(capsys.readouterr().out)
+    assert row["tokens"] == 3 and row["patterns"] == len(value_patterns("9:07"))
+    assert all(s["regex"].startswith("^") for s in row["sample"])
+
+
+def test_missing_java_is_a_clear_error(monkeypatch):
+    from pyspark.sql import SparkSession
+
+    monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
+    monkeypatch.setenv("JAVA_HOME", "/nonexistent")
+    monkeypatch.setattr(spark_session.shutil, "which", lambda name: None)
+    with pytest.raises(spark_session.SparkUnavailable, match="Java 17"):
+        spark_session.get_spark("local[1]")
