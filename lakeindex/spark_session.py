@@ -33,7 +33,8 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
         raise SparkUnavailable("java not found. " + JAVA_ADVICE)
     builder = SparkSession.builder.appName(app_name)
-    submitted = "spark.master" in os.environ.get("PYSPARK_SUBMIT_ARGS", "") or os.environ.get("SPARK_SUBMIT")
+    # under spark-submit the JVM starts Python and hands it a gateway port: keep its master
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ
     if (master or "local").startswith("local") and not submitted:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local runs stay on loopback
     if master:

@@ -187,3 +187,24 @@ def test_cli_build_prints_metadata_and_rejects_missing_lake(spark, lake, tmp_pat
     assert cli_main(["index", "build", str(tmp_path / "nolake"), "--out", str(tmp_path / "ix2"), "--quiet"]) == 2
     assert "does not exist" in json.loads(capsys.readouterr().err)["error"]
     assert not (tmp_path / "ix2").exists()
+
+
+def test_runs_unchanged_under_spark_submit(tmp_path):
+    """The job file is a spark-submit application that keeps the master it is given."""
+    import os
+    import subprocess
+    import sys
+
+    submit = shutil.which("spark-submit")
+    if submit is None:
+        pytest.skip("spark-submit not on PATH")
+    lake = make_lake(tmp_path / "lake", range(3))
+    env = {**os.environ, "LAKEINDEX_DRIVER_MEMORY": "1g", "PYSPARK_PYTHON": sys.executable}
+    proc = subprocess.run([submit, "--master", "local[1]", "indexer_jobs/build_index.py", str(lake),
+                           "--out", str(tmp_path / "ix"), "--quiet"],
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], env=env,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    meta = json.loads(proc.stdout)
+    assert meta["spark"]["master"] == "local[1]" and meta["tables_scanned"] == 3
+    assert index_items(tmp_path / "ix") == reference_index(lake, 2)
