@@ -73,14 +73,29 @@ def read_values(path: str | None, json_path: str | None) -> list[str]:
 
 
 def cmd_infer(args: argparse.Namespace) -> int:
-    from lakeindex.fmdv.basic import infer_fmdv
+    from lakeindex.fmdv.infer import AutoValidator
     from lakeindex.index.store import IndexReader
 
     values = read_values(args.values, args.values_json)
     with IndexReader(args.index) as ix:
-        result = infer_fmdv(values, ix, r=args.r, m=args.m)
-    _print(result)
+        kwargs = {k: v for k, v in (("r", args.r), ("theta", args.theta)) if v is not None}
+        rule = AutoValidator(ix, method=args.method, m=args.m, **kwargs).fit(values).rule_
+    _print(rule.to_dict())
     return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.rule import Rule
+    from lakeindex.fmdv.validate import validate
+
+    try:
+        rule = Rule.from_dict(json.loads(Path(args.rule).read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{args.rule}: not valid JSON ({exc})") from exc
+    values = read_values(args.values, args.values_json)
+    result = validate(rule, values, alpha=args.alpha, test=args.test, mode=args.mode)
+    _print(result)
+    return EXIT_OK if result["passed"] else EXIT_FLAGGED
 
 
 def cmd_patterns(args: argparse.Namespace) -> int:
@@ -125,9 +140,21 @@ def build_parser() -> argparse.ArgumentParser:
     src = inf.add_mutually_exclusive_group(required=True)
     src.add_argument("--values", help="file with one value per line, - for stdin")
     src.add_argument("--values-json", help="file with a JSON array of strings, - for stdin")
-    inf.add_argument("--r", type=float, default=0.1, help="FPR threshold r (default 0.1)")
-    inf.add_argument("--m", type=int, default=None, help="coverage threshold m (default: adapts to the index)")
+    inf.add_argument("--method", choices=["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"], default="fmdv-vh")
+    inf.add_argument("--r", type=float, default=None, help="FPR threshold r (default 0.1)")
+    inf.add_argument("--m", type=int, default=None, help="coverage threshold m (default: 0.1%% of indexed columns)")
+    inf.add_argument("--theta", type=float, default=None, help="non-conforming tolerance of -H methods (0.1)")
     inf.set_defaults(func=cmd_infer)
+
+    val = sub.add_parser("validate", help="validate a batch against a rule; exit 0 pass, 1 flagged, 2 bad input")
+    val.add_argument("--rule", required=True, help="rule JSON printed by `lakeindex infer`")
+    vsrc = val.add_mutually_exclusive_group(required=True)
+    vsrc.add_argument("--values", help="file with one value per line, - for stdin")
+    vsrc.add_argument("--values-json", help="file with a JSON array of strings, - for stdin")
+    val.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
+    val.add_argument("--test", choices=["fisher", "chi2"], default="fisher")
+    val.add_argument("--mode", choices=["strict", "homogeneity"], default=None, help="default: the rule's")
+    val.set_defaults(func=cmd_validate)
 
     pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
     pat.add_argument("values", nargs="+")

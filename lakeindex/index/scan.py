@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
 from lakeindex.lake.readers import read_table
-from lakeindex.patterns.enumerate import EnumerationLimits, column_patterns
+from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 
 SCAN_SCHEMA = "kind string, pattern string, imp long, cov long, info string"
 _ARROW_SCHEMA = pa.schema([("kind", pa.string()), ("pattern", pa.string()), ("imp", pa.int64()),
@@ -65,20 +65,27 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
         values, counts, wide = column_values(arr, limits.tau)
         if not values and not wide:
             continue
-        cp = column_patterns(values, counts, limits, wide=wide)
+        cp = add_column(acc, values, counts, limits, wide)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
-        total = cp.total
-        get = acc.get
-        for p, c in cp.counts.items():
-            imp = impurity_units(total, c)
-            a = get(p)
-            if a is None:
-                acc[p] = [imp, 1]
-            else:
-                a[0] += imp
-                a[1] += 1
     return stats
+
+
+def add_column(acc: dict[str, list[int]], values: list[str], counts: list[int] | None,
+               limits: EnumerationLimits, wide: int = 0) -> ColumnPatterns:
+    """Add one column's Imp_D(p) units and coverage to the accumulator ``acc``."""
+    cp = column_patterns(values, counts, limits, wide=wide)
+    total = cp.total
+    get = acc.get
+    for p, c in cp.counts.items():
+        imp = impurity_units(total, c)
+        a = get(p)
+        if a is None:
+            acc[p] = [imp, 1]
+        else:
+            a[0] += imp
+            a[1] += 1
+    return cp
 
 
 def _pattern_batch(acc: dict[str, list[int]]) -> pa.RecordBatch:

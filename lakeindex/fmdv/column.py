@@ -1,0 +1,84 @@
+"""A query column prepared for inference: distinct values grouped by shape, with per-part data.
+
+Everything FMDV and its variants need is computed once here: each distinct shape (a *group*),
+its weight, and, for every slot, the one text all its values share (or None). Segments of the
+column are then ranges of *parts* (words and symbol runs), so sub-columns never need re-tokenizing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.patterns.tokens import ALNUM, DIGIT, analyze
+
+
+def part_label(part: object) -> tuple[str, str]:
+    """Alignment label of a part: a symbol run by its text, a word by its coarse class."""
+    if isinstance(part, str):
+        return ("s", part)
+    if len(part) == 1:
+        kind = part[0][0]
+        return ("w", "N" if kind == DIGIT else "A" if kind == ALNUM else "L")
+    return ("w", "A")
+
+
+def part_slots(part: object) -> int:
+    """Number of slots a part holds."""
+    return 0 if isinstance(part, str) else len(part)
+
+
+def part_tokens(part: object) -> int:
+    """Tokens a part counts toward tau."""
+    return 1 if isinstance(part, str) else len(part)
+
+
+@dataclass
+class Group:
+    """Distinct values of one shape."""
+
+    shape: tuple
+    weight: int = 0
+    values: list[str] = field(default_factory=list)
+    common: list[str | None] = field(default_factory=list)  # per slot: text shared by all, or None
+    slot_start: list[int] = field(default_factory=list)  # per part: index of its first slot
+
+    @property
+    def labels(self) -> tuple:
+        return tuple(part_label(p) for p in self.shape)
+
+
+@dataclass
+class QueryColumn:
+    """Distinct non-empty values of a column with counts, grouped by shape."""
+
+    groups: list[Group]
+    total: int
+    empty: int
+
+    @classmethod
+    def from_values(cls, values: list[str], limits: EnumerationLimits) -> QueryColumn:
+        counts = Counter(values)
+        empty = counts.pop("", 0)
+        by_shape: dict[tuple, Group] = {}
+        slot_texts: dict[tuple, list[tuple[str, ...]]] = {}
+        for v, n in counts.items():
+            a = analyze(v, limits.max_subruns)
+            g = by_shape.get(a.shape)
+            if g is None:
+                g = by_shape[a.shape] = Group(a.shape)
+                slot_texts[a.shape] = []
+            g.weight += n
+            g.values.append(v)
+            slot_texts[a.shape].append(a.slots)
+        for shape, g in by_shape.items():
+            texts = slot_texts[shape]
+            nslots = len(texts[0])
+            g.common = [texts[0][j] if all(t[j] == texts[0][j] for t in texts) else None for j in range(nslots)]
+            s = 0
+            for part in shape:
+                g.slot_start.append(s)
+                s += part_slots(part)
+        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, g.shape))
+        return cls(groups, sum(counts.values()), empty)

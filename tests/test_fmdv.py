@@ -1,0 +1,159 @@
+"""FMDV, -V, -H, -VH on the paper's examples, against a controlled index built without Spark."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from lakeindex.fmdv.infer import AutoValidator, default_coverage
+from lakeindex.fmdv.rule import Rule
+from lakeindex.fmdv.validate import homogeneity_pvalues, validate
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader
+from lakeindex.patterns import matches
+
+MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+WORDS = "the a data lake pipeline broke again when upstream changed its format without notice".split()
+
+
+def corpus(seed: int = 3) -> list[list[str]]:
+    """A lake of domains, each in many columns, including impure columns and free text."""
+    rng = random.Random(seed)
+    cols: list[list[str]] = []
+
+    def many(n: int, make) -> None:
+        for _ in range(n):
+            cols.append([make() for _ in range(60)])
+
+    lang, cc = ["en", "de", "fr", "es", "ja"], ["us", "gb", "de", "fr", "mx", "jp"]
+    many(30, lambda: f"{rng.choice(lang)}-{rng.choice(cc)}")
+    many(30, lambda: f"{rng.choice(lang)}-{rng.choice(cc).upper()}")
+    many(30, lambda: f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}")
+    many(30, lambda: f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}")
+    many(30, lambda: f"{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/20{rng.randint(10, 24)}")
+    many(30, lambda: f"{rng.choice(MONTHS)} {rng.randint(1, 28):02d} 20{rng.randint(10, 24)}")
+    many(30, lambda: f"10.{rng.randint(0, 255)}.{rng.randint(0, 255)}.{rng.randint(1, 254)}")
+    many(30, lambda: f"0.{rng.randint(1, 9)}")
+    many(30, lambda: rng.choice(["OnBooking", "Delivered", "Cancelled", "InTransit"]))
+    many(30, lambda: f"ORD-{rng.randint(0, 999999):06d}")
+    many(30, lambda: f"{rng.randint(1, 999)},{rng.randint(1, 999)}")
+    many(30, lambda: " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 12))))
+    many(10, lambda: rng.choice(["ACTIVE", "PENDING", "CLOSED"]))
+    return cols
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    path = tmp_path_factory.mktemp("fmdv") / "ix"
+    build_from_columns(corpus(), path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+def fit(index, values, method="fmdv-vh", **kw) -> Rule:
+    return AutoValidator(index, method=method, m=10, **kw).fit(values).rule_
+
+
+def test_default_m_adapts_to_lake_size():
+    assert default_coverage({"columns_scanned": 900, "min_coverage": 2}) == 2
+    assert default_coverage({"columns_scanned": 20188, "min_coverage": 2}) == 21
+    assert default_coverage({"columns_scanned": 7_200_000, "min_coverage": 2}) == 100
+
+
+def test_figure5_date_times_need_vertical_cuts(index):
+    rng = random.Random(1)
+    values = [f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} "
+              f"{rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}:{rng.randint(0, 59):02d}" for _ in range(200)]
+    assert not fit(index, values, "fmdv").feasible  # 11 tokens > tau: no single indexed pattern
+    rule = fit(index, values, "fmdv-v")
+    assert rule.feasible and rule.pattern == "<digit>{4}-<digit>{2}-<digit>{2} <digit>{2}:<digit>{2}:<digit>{2}"
+    assert [s.literal for s in rule.segments] == [False, True, False]
+    assert all(matches(rule.pattern, v) for v in values)
+
+
+def test_figure8_composite_column(index):
+    rng = random.Random(2)
+    values = [f"[0.{rng.randint(1, 9)}|{rng.randint(1, 12):02d}/{rng.randint(1, 28):02d}/2015 "
+              f"{rng.randint(0, 23):02d}:00:00|{rng.choice(['OnBooking', 'Delivered'])}]" for _ in range(100)]
+    rule = fit(index, values, "fmdv-vh")
+    assert rule.feasible, rule.reason
+    # every 0.x column of the corpus starts with a constant 0; all its status words have 9 letters
+    assert rule.pattern == ("[0.<digit>{1}|<digit>{2}/<digit>{2}/<digit>{4} <digit>{2}:<digit>{2}:<digit>{2}"
+                            "|<letter>{9}]")
+    assert [s.pattern for s in rule.segments if s.literal] == ["[", "|", " ", "|", "]"]
+    assert validate(rule, values[:50])["passed"]
+    bad = validate(rule, [v.replace("/2015", "-2015") for v in values[:50]])
+    assert bad["flagged"] and bad["offending_sample"]
+
+
+def test_figure9_special_values_need_horizontal_cuts(index):
+    rng = random.Random(3)
+    values = [f"{rng.randint(1, 999)},{rng.randint(1, 999)}" for _ in range(300)] + ["-"] * 6
+    assert not fit(index, values, "fmdv").feasible
+    rule = fit(index, values, "fmdv-h")
+    assert rule.feasible and rule.pattern == "<digit>+,<digit>+"
+    assert rule.train_nonconforming == 6 and rule.theta == pytest.approx(6 / 306)
+    assert rule.validation == "homogeneity"
+    # a future batch with the same rate of "-" passes; one full of "N/A" is flagged
+    same = [f"{rng.randint(1, 999)},{rng.randint(1, 999)}" for _ in range(500)] + ["-"] * 10
+    assert validate(rule, same)["passed"]
+    drift = [f"{rng.randint(1, 999)},{rng.randint(1, 999)}" for _ in range(400)] + ["N/A"] * 100
+    res = validate(rule, drift)
+    assert res["flagged"] and res["offending_sample"][0] == {"value": "N/A", "count": 100}
+
+
+def test_locale_drift_en_us_to_en_US_is_flagged(index):
+    rng = random.Random(4)
+    train = [f"{rng.choice(['en', 'de', 'fr'])}-{rng.choice(['us', 'gb', 'fr'])}" for _ in range(100)]
+    rule = fit(index, train)
+    assert rule.pattern == "<lower>{2}-<lower>{2}"
+    assert validate(rule, train)["passed"]
+    drifted = [v[:3] + v[3:].upper() for v in train]
+    res = validate(rule, drifted)
+    assert res["flagged"] and res["batch_nonconforming_fraction"] == 1.0
+
+
+def test_mar_2019_is_not_overfitted_to_mar(index):
+    rule = fit(index, [f"Mar {d:02d} 2019" for d in range(1, 29)])
+    assert rule.feasible and not rule.pattern.startswith("Mar")
+    assert matches(rule.pattern, "Apr 01 2019") and matches(rule.pattern, "Mar 05 2019")
+
+
+def test_natural_language_is_explicitly_infeasible(index):
+    rng = random.Random(5)
+    rule = fit(index, [" ".join(rng.choice(WORDS) for _ in range(rng.randint(3, 9))) for _ in range(50)])
+    assert not rule.feasible and rule.pattern is None and rule.regex is None
+    assert "no pattern" in rule.reason
+    d = rule.to_dict()
+    assert d["feasible"] is False and d["regex"] is None
+
+
+def test_rule_json_round_trip_and_fields(index):
+    rule = fit(index, [f"ORD-{i:06d}" for i in range(50)])
+    d = rule.to_dict()
+    for key in ("method", "params", "segments", "pattern", "regex", "fpr", "coverage", "train_size",
+                "train_nonconforming_fraction", "index_version"):
+        assert key in d
+    assert d["regex"].startswith("^") and d["regex"].endswith("$")
+    assert d["params"]["r"] == 0.1 and d["params"]["m"] == 10 and d["params"]["theta"] == 0.1
+    again = Rule.from_dict(d)
+    assert again.pattern == rule.pattern and again.train_size == 50
+    with pytest.raises(ValueError):
+        Rule.from_dict({"method": "magic", "feasible": True})
+
+
+def test_homogeneity_test_at_papers_example():
+    # training 0.1% non-conforming vs a batch at 5%: rejected; vs 0.11%: not rejected
+    fisher, chi2 = homogeneity_pvalues(1, 1000, 50, 1000)
+    assert fisher < 0.01 and chi2 < 0.01
+    fisher, chi2 = homogeneity_pvalues(1, 1000, 11, 10000)
+    assert fisher > 0.01 and chi2 > 0.01
+
+
+def test_strict_rules_fail_on_any_violation(index):
+    rule = fit(index, [f"ORD-{i:06d}" for i in range(50)], "fmdv")
+    assert rule.validation == "strict"
+    assert validate(rule, [f"ORD-{i:06d}" for i in range(1000)])["passed"]
+    res = validate(rule, [f"ORD-{i:06d}" for i in range(999)] + ["ORD-12"])
+    assert res["flagged"] and res["batch_nonconforming"] == 1
