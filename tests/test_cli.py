@@ -32,9 +32,9 @@ def locale_index(tmp_path):
 def test_infer_prefers_specific_zero_fpr_pattern(locale_index, tmp_path, capsys):
     values = tmp_path / "v.txt"
     values.write_text("en-us\nde-de\nfr-fr\n")
-    assert main(["infer", "--index", str(locale_index), "--values", str(values)]) == 0
+    assert main(["infer", "--index", str(locale_index), "--values", str(values), "--method", "fmdv"]) == 0
     rule = json.loads(capsys.readouterr().out)
-    assert rule["feasible"] and rule["fpr"] == 0.0 and rule["m"] == 5
+    assert rule["feasible"] and rule["fpr"] == 0.0 and rule["params"]["m"] == 2  # 0.1% of 1000, floor 2
     assert rule["pattern"] == "<lower>{2}-<lower>{2}"
     assert rule["regex"] == "^[a-z]{2}\\-[a-z]{2}$"
 
@@ -69,3 +69,20 @@ def test_missing_java_is_a_clear_error(monkeypatch):
     monkeypatch.setattr(spark_session.shutil, "which", lambda name: None)
     with pytest.raises(spark_session.SparkUnavailable, match="Java 17"):
         spark_session.get_spark("local[1]")
+
+
+def test_validate_exit_codes(locale_index, tmp_path, capsys):
+    values = tmp_path / "v.txt"
+    values.write_text("en-us\nde-de\nfr-fr\n" * 20)
+    assert main(["infer", "--index", str(locale_index), "--values", str(values)]) == 0
+    rule = tmp_path / "rule.json"
+    rule.write_text(capsys.readouterr().out)
+    assert main(["validate", "--rule", str(rule), "--values", str(values)]) == 0
+    assert json.loads(capsys.readouterr().out)["passed"] is True
+    drift = tmp_path / "drift.json"
+    drift.write_text(json.dumps(["en-US", "de-DE"] * 30))
+    assert main(["validate", "--rule", str(rule), "--values-json", str(drift)]) == 1
+    out = json.loads(capsys.readouterr().out)
+    assert out["flagged"] and out["offending_sample"][0]["value"] in ("en-US", "de-DE")
+    (tmp_path / "bad.json").write_text("{")
+    assert main(["validate", "--rule", str(tmp_path / "bad.json"), "--values", str(values)]) == 2
