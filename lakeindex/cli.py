@@ -98,6 +98,25 @@ def cmd_validate(args: argparse.Namespace) -> int:
     return EXIT_OK if result["passed"] else EXIT_FLAGGED
 
 
+def cmd_tag(args: argparse.Namespace) -> int:
+    from indexer_jobs.tag_lake import tag_lake
+    from lakeindex.spark_session import get_spark
+
+    _print(tag_lake(get_spark(args.master, "lakeindex-tag"), args.lake, args.index, args.sample, args.fnr, args.m))
+    return EXIT_OK
+
+
+def cmd_index_head(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.tag import head
+    from lakeindex.index.store import IndexReader
+
+    with IndexReader(args.index) as ix:
+        floor = args.min_coverage if args.min_coverage is not None else max(2, ix.meta.get("columns_scanned", 0) // 100)
+        for row in head(ix.items(), floor, args.max_fpr, args.limit):
+            print(json.dumps(row, ensure_ascii=False))
+    return EXIT_OK
+
+
 def cmd_patterns(args: argparse.Namespace) -> int:
     from lakeindex.patterns import analyze, to_regex, value_patterns
     from lakeindex.patterns.enumerate import EnumerationLimits
@@ -134,6 +153,22 @@ def build_parser() -> argparse.ArgumentParser:
     lk.add_argument("index")
     lk.add_argument("patterns", nargs="+")
     lk.set_defaults(func=cmd_index_lookup)
+
+    hd = isub.add_parser("head", help="the lake's common domains: high coverage, low FPR (JSON lines)")
+    hd.add_argument("index")
+    hd.add_argument("--min-coverage", type=int, default=None, help="default: 1%% of indexed columns")
+    hd.add_argument("--max-fpr", type=float, default=0.01)
+    hd.add_argument("--limit", type=int, default=50)
+    hd.set_defaults(func=cmd_index_head)
+
+    tg = sub.add_parser("tag", help="auto-tag every column of a lake and group columns by domain (Spark)")
+    tg.add_argument("lake")
+    tg.add_argument("--index", required=True)
+    tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
+    tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
+    tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
+    tg.add_argument("--master", default=None)
+    tg.set_defaults(func=cmd_tag)
 
     inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
     inf.add_argument("--index", required=True)

@@ -157,3 +157,20 @@ def test_strict_rules_fail_on_any_violation(index):
     assert validate(rule, [f"ORD-{i:06d}" for i in range(1000)])["passed"]
     res = validate(rule, [f"ORD-{i:06d}" for i in range(999)] + ["ORD-12"])
     assert res["flagged"] and res["batch_nonconforming"] == 1
+
+
+def test_ties_between_mixed_shapes_do_not_break_sorting(index):
+    # equal weights for a symbol-first and a word-first shape used to compare str with tuple
+    rule = fit(index, ["-", "12,34"])
+    assert rule.train_size == 2
+
+
+def test_tag_is_most_restrictive_domain_pattern(index):
+    from lakeindex.fmdv.search import SegmentSolver
+    from lakeindex.fmdv.tag import tag_column
+
+    solver = SegmentSolver(index)
+    t = tag_column([f"ORD-{i:06d}" for i in range(40)], solver, m=10)
+    assert t["tag"] == "ORD-<digit>{6}" and t["fpr"] <= 0.05
+    assert tag_column(["en-us", "de-fr"] * 10, solver, m=10)["tag"] == "<lower>{2}-<lower>{2}"
+    assert tag_column(["the data lake broke again", "a pipeline changed"], solver, m=10)["tag"] is None

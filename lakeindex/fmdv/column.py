@@ -80,5 +80,5 @@ class QueryColumn:
             for part in shape:
                 g.slot_start.append(s)
                 s += part_slots(part)
-        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, g.shape))
+        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, repr(g.shape)))
         return cls(groups, sum(counts.values()), empty)

@@ -87,17 +87,21 @@ class SegmentSolver:
 
     def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
         """Best pattern for the sub-column made of ``parts`` (None if infeasible)."""
+        return choose(self.candidates(parts, r, m), self.fpr_slack)
+
+    def candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
+        """All hypotheses of the sub-column with FPR <= r and coverage >= m."""
         shapes = []
         for g, i, j in parts:
             if i >= j:
-                return None  # a value with nothing in this segment cannot be described
+                return []  # a value with nothing in this segment cannot be described
             sub = g.shape[i:j]
             if sum(part_tokens(p) for p in sub) > self.limits.tau:
-                return None
+                return []
             shapes.append(sub)
         distinct = tuple(sorted(set(shapes), key=repr))
         if len(distinct) == 1 and all(isinstance(p, str) for p in distinct[0]):
-            return Candidate(escape_literal("".join(distinct[0])), 0.0, 0, literal=True)
+            return [Candidate(escape_literal("".join(distinct[0])), 0.0, 0, literal=True)]
         key = (distinct, r, m)
         if key in self._free_feasible:
             cands = self._free_feasible[key]
@@ -115,7 +119,7 @@ class SegmentSolver:
             const = self._constant_hypotheses(parts, distinct[0])
             if const:
                 cands = cands + self._feasible(const, r, m)
-        return choose(cands, self.fpr_slack)
+        return cands
 
     def _constant_hypotheses(self, parts: list[SegmentPart], sub: tuple) -> list[str]:
         """Constant templates of ``sub`` whose constants every value of every group shares."""
