@@ -117,6 +117,26 @@ def cmd_index_head(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    import logging
+    import os
+
+    import uvicorn
+
+    from query_service.app import create_app
+    from query_service.limits import Settings
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
+                        max_body_bytes=args.max_body_mb * 1024 * 1024,
+                        admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
+                        watch_interval=args.watch_interval)
+    app = create_app(args.index, settings)
+    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
+                workers=1, timeout_keep_alive=30)
+    return EXIT_OK
+
+
 def cmd_patterns(args: argparse.Namespace) -> int:
     from lakeindex.patterns import analyze, to_regex, value_patterns
     from lakeindex.patterns.enumerate import EnumerationLimits
@@ -190,6 +210,17 @@ def build_parser() -> argparse.ArgumentParser:
     val.add_argument("--test", choices=["fisher", "chi2"], default="fisher")
     val.add_argument("--mode", choices=["strict", "homogeneity"], default=None, help="default: the rule's")
     val.set_defaults(func=cmd_validate)
+
+    sv = sub.add_parser("serve", help="serve lookups, inference, validation and tagging over HTTP")
+    sv.add_argument("--index", required=True)
+    sv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: loopback only)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--watch-interval", type=float, default=5.0,
+                    help="seconds between checks of the index's CURRENT pointer (0: only /admin/reload)")
+    sv.add_argument("--max-values", type=int, default=100_000, help="values per request")
+    sv.add_argument("--max-value-length", type=int, default=4096, help="characters per value")
+    sv.add_argument("--max-body-mb", type=int, default=16, help="request body size")
+    sv.set_defaults(func=cmd_serve)
 
     pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
     pat.add_argument("values", nargs="+")

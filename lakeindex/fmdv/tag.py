@@ -8,10 +8,15 @@ most restrictive, which groups columns of one domain without absorbing its neigh
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from lakeindex.fmdv.column import Group, QueryColumn
 from lakeindex.fmdv.horizontal import horizontal
 from lakeindex.fmdv.infer import default_coverage
 from lakeindex.fmdv.search import Candidate, SegmentSolver
+from lakeindex.index.format import fpr as to_fpr
+from lakeindex.index.format import unpack
+from lakeindex.patterns.pattern import example, generality, matches
 
 DEFAULT_FNR = 0.05
 
@@ -36,26 +41,23 @@ def tag_column(values: list[str], solver: SegmentSolver, fnr: float = DEFAULT_FN
     return {**out, "tag": best.pattern, "fpr": best.fpr, "coverage": best.coverage}
 
 
-def head(index_items, min_coverage: int, max_fpr: float, limit: int) -> list[dict]:
+def head(index_items: Iterable[tuple[bytes, bytes]], min_coverage: int, max_fpr: float, limit: int) -> list[dict]:
     """Common domains of the lake (§5.3 'pattern analysis'): high coverage, low FPR.
 
-    Patterns with identical statistics usually describe the same set of columns; only the most
-    specific of them is listed.
+    A pattern with the same statistics as a more specific pattern it generalizes (it matches an
+    example string of that pattern) describes the same columns; only the specific one is listed.
     """
-    from lakeindex.index.format import fpr as to_fpr
-    from lakeindex.index.format import unpack
-    from lakeindex.patterns.pattern import generality
-
-    best: dict[tuple[int, int], tuple[int, str]] = {}
+    buckets: dict[tuple[int, int], list[str]] = {}
     for key, value in index_items:
         imp, cov = unpack(value)
-        if cov < min_coverage or to_fpr(imp, cov) > max_fpr:
-            continue
-        p = key.decode()
-        g = generality(p)
-        cur = best.get((imp, cov))
-        if cur is None or (g, p) < cur:
-            best[(imp, cov)] = (g, p)
-    rows = [{"pattern": p, "fpr": to_fpr(imp, cov), "coverage": cov} for (imp, cov), (_, p) in best.items()]
+        if cov >= min_coverage and to_fpr(imp, cov) <= max_fpr:
+            buckets.setdefault((imp, cov), []).append(key.decode())
+    rows = []
+    for (imp, cov), pats in buckets.items():
+        kept: list[str] = []
+        for p in sorted(pats, key=lambda p: (generality(p), p)):
+            if not any(matches(p, example(k)) for k in kept):
+                kept.append(p)
+        rows.extend({"pattern": p, "fpr": to_fpr(imp, cov), "coverage": cov} for p in kept)
     rows.sort(key=lambda d: (-d["coverage"], d["fpr"], d["pattern"]))
     return rows[:limit]

@@ -119,6 +119,22 @@ def generality(pattern: str) -> int:
     return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls is not None)
 
 
+_EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "alphanum": "a"}
+
+
+def example(pattern: str) -> str:
+    """A shortest string of the pattern's language (classes filled with 0, A or a)."""
+    out = []
+    for e in parse(pattern):
+        if e.cls is None:
+            out.append(e.text)
+        elif e.cls in ("num", "all"):
+            out.append("0")
+        else:
+            out.append(_EXAMPLE_CHAR[e.cls] * (e.k or 1))
+    return "".join(out)
+
+
 @lru_cache(maxsize=65536)
 def to_regex(pattern: str) -> str:
     """Anchored standard regex (``^...$``) accepting exactly the strings the pattern describes."""

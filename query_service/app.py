@@ -1,0 +1,82 @@
+"""The FastAPI application: routers, limits, structured access logs, error mapping, index watch."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+
+from lakeindex import __version__
+from lakeindex.index.store import IndexError_
+from lakeindex.patterns.pattern import PatternError
+from query_service.limits import Settings
+from query_service.routers import admin, health, inference, patterns
+from query_service.state import IndexHolder
+
+log = logging.getLogger("lakeindex.access")
+
+
+def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
+    """Build the app serving ``index``; the index is opened read-only once and shared."""
+    settings = settings or Settings()
+    holder = IndexHolder(index)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):  # noqa: ANN202
+        task = asyncio.create_task(_watch(holder, settings.watch_interval)) if settings.watch_interval > 0 else None
+        yield
+        if task:
+            task.cancel()
+        holder.close()
+
+    app = FastAPI(title="lakeindex query service", version=__version__, lifespan=lifespan,
+                  description="Pattern lookups and auto-validation from a lakeindex pattern index.")
+    app.state.holder = holder
+    app.state.settings = settings
+    for r in (health.router, patterns.router, inference.router, admin.router):
+        app.include_router(r)
+
+    @app.middleware("http")
+    async def limit_and_log(request: Request, call_next):  # noqa: ANN001, ANN202
+        t0 = time.perf_counter()
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
+            response = JSONResponse({"detail": f"request body over {settings.max_body_bytes} bytes"}, status_code=413)
+        else:
+            response = await call_next(request)
+        log.info(json.dumps({"method": request.method, "path": request.url.path, "status": response.status_code,
+                             "latency_ms": round((time.perf_counter() - t0) * 1000, 3),
+                             "index_version": holder.version}))
+        return response
+
+    @app.exception_handler(PatternError)
+    async def bad_pattern(request: Request, exc: PatternError) -> JSONResponse:
+        return JSONResponse({"detail": f"malformed pattern: {exc}"}, status_code=400)
+
+    @app.exception_handler(ValueError)
+    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=400)
+
+    @app.exception_handler(IndexError_)
+    async def index_gone(request: Request, exc: IndexError_) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=503)
+
+    return app
+
+
+async def _watch(holder: IndexHolder, interval: float) -> None:
+    """Swap to a new version when the CURRENT pointer changes (e.g. after a rebuild)."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            old, new = await asyncio.to_thread(holder.reload)
+            if old != new:
+                log.info(json.dumps({"event": "index_swapped", "from": old, "to": new}))
+        except Exception as exc:  # noqa: BLE001 - keep serving the current version
+            log.warning(json.dumps({"event": "index_reload_failed", "error": str(exc)}))

@@ -1,0 +1,26 @@
+"""Liveness and readiness."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+
+router = APIRouter(tags=["health"])
+
+
+@router.get("/health")
+def health() -> dict:
+    """The process is up."""
+    return {"status": "ok"}
+
+
+@router.get("/ready")
+def ready(request: Request) -> JSONResponse:
+    """An index is open and answering lookups."""
+    holder = request.app.state.holder
+    try:
+        with holder.acquire() as loaded:
+            loaded.reader.lookup(["<digit>+"])
+            return JSONResponse({"status": "ready", "index_version": loaded.version})
+    except Exception as exc:  # noqa: BLE001 - readiness reports any failure
+        return JSONResponse({"status": "not ready", "error": str(exc)}, status_code=503)

@@ -1,0 +1,42 @@
+"""Inference of rules, validation of batches and tagging of columns."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.rule import Rule
+from lakeindex.fmdv.tag import tag_column
+from lakeindex.fmdv.validate import validate
+from query_service.limits import check_values
+from query_service.models import InferRequest, TagRequest, ValidateRequest
+
+router = APIRouter(prefix="/v1", tags=["auto-validate"])
+
+
+@router.post("/infer")
+def infer(request: Request, body: InferRequest) -> dict:
+    """Learn a validation rule for a column (FMDV, FMDV-V, FMDV-H or FMDV-VH)."""
+    check_values(request, body.values)
+    with request.app.state.holder.acquire() as loaded:
+        av = AutoValidator(loaded.solver, method=body.method, r=body.r, m=body.m, theta=body.theta)
+        return av.fit(body.values).rule_.to_dict()
+
+
+@router.post("/validate")
+def validate_batch(request: Request, body: ValidateRequest) -> dict:
+    """Validate a batch against a rule: pass/fail, p-values, fractions and offending values."""
+    check_values(request, body.values)
+    try:
+        rule = Rule.from_dict(body.rule)
+    except ValueError as exc:
+        raise HTTPException(status_code=422, detail=f"bad rule: {exc}") from exc
+    return validate(rule, body.values, alpha=body.alpha, test=body.test)
+
+
+@router.post("/tag")
+def tag(request: Request, body: TagRequest) -> dict:
+    """Tag a column with its domain pattern (the dual of FMDV)."""
+    check_values(request, body.values)
+    with request.app.state.holder.acquire() as loaded:
+        return {"index_version": loaded.version, **tag_column(body.values, loaded.solver, fnr=body.fnr, m=body.m)}

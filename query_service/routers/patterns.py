@@ -1,0 +1,55 @@
+"""Pattern lookups, index metadata and the lake's common domains."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Query, Request
+
+from lakeindex.patterns.pattern import parse
+from query_service.limits import check_count
+from query_service.models import LookupRequest, LookupResponse, PatternStatsOut
+
+router = APIRouter(prefix="/v1", tags=["index"])
+
+
+def _lookup(request: Request, patterns: list[str]) -> LookupResponse:
+    for p in patterns:
+        parse(p)  # PatternError -> 400 with the reason
+    with request.app.state.holder.acquire() as loaded:
+        stats = loaded.solver.lookup(patterns)
+        results = [PatternStatsOut(**s.to_dict()) if s else PatternStatsOut(pattern=p, fpr=None, coverage=0)
+                   for p, s in zip(patterns, stats, strict=True)]
+        return LookupResponse(index_version=loaded.version, results=results)
+
+
+@router.get("/patterns/lookup", response_model=LookupResponse)
+def lookup_one(request: Request, pattern: str = Query(..., max_length=4096)) -> LookupResponse:
+    """FPR and coverage of one pattern."""
+    return _lookup(request, [pattern])
+
+
+@router.post("/patterns/lookup", response_model=LookupResponse)
+def lookup_many(request: Request, body: LookupRequest) -> LookupResponse:
+    """FPR and coverage of many patterns (one multi-get)."""
+    check_count(request, len(body.patterns), "patterns")
+    return _lookup(request, body.patterns)
+
+
+@router.get("/index")
+def index_meta(request: Request) -> dict:
+    """Metadata of the live index version."""
+    with request.app.state.holder.acquire() as loaded:
+        return loaded.reader.meta
+
+
+@router.get("/domains")
+def domains(request: Request, min_coverage: int | None = Query(None, ge=1), max_fpr: float = Query(0.01, ge=0, le=1),
+            limit: int = Query(50, ge=1, le=1000)) -> dict:
+    """Common domains of the lake: high coverage, low FPR (cached per index version)."""
+    from lakeindex.fmdv.tag import head
+
+    with request.app.state.holder.acquire() as loaded:
+        floor = min_coverage or max(2, loaded.reader.meta.get("columns_scanned", 0) // 100)
+        key = (floor, max_fpr, limit)
+        if key not in loaded.domains_cache:
+            loaded.domains_cache[key] = head(loaded.reader.items(), floor, max_fpr, limit)
+        return {"index_version": loaded.version, "domains": loaded.domains_cache[key]}
