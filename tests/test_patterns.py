@@ -140,7 +140,7 @@ def test_column_counts_equal_brute_force_on_constant_free_patterns():
                           f"{rng.choice(['en', 'fr'])}-{rng.choice(['us', 'US', 'gb'])}", "N/A", "-",
                           f"{rng.randint(1, 99)}.{rng.randint(1, 99)}.{rng.randint(0, 9)}.{rng.randint(1, 99)}"])
               for _ in range(400)]
-    limits = EnumerationLimits()
+    limits = EnumerationLimits(min_share=0)  # the paper's Definition 7: any matching value counts
     cp = column_patterns(values, limits=limits)
     exact = brute_force_counts(values, limits)
     free = {p: c for p, c in exact.items()
@@ -153,6 +153,14 @@ def test_column_counts_equal_brute_force_on_constant_free_patterns():
     for p, c in exact.items():
         if p not in cp.counts:
             assert c < len(values) / limits.const_share, p
+
+
+def test_min_share_keeps_only_patterns_describing_part_of_the_column():
+    values = ["alice smith"] * 97 + ["NULL"] * 3
+    paper = column_patterns(values, limits=EnumerationLimits(min_share=0))
+    ours = column_patterns(values)
+    assert paper.counts["<upper>{4}"] == 3 and "<upper>{4}" not in ours.counts
+    assert ours.counts["<lower>+ <lower>+"] == paper.counts["<lower>+ <lower>+"] == 97
 
 
 def test_ambiguous_num_parses_count_once():

@@ -25,6 +25,8 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
                    help="constant slots per pattern (default 2)")
     p.add_argument("--const-share", type=int, default=d.const_share,
                    help="keep a constant only if it fills >= 1/N of a column (default 16)")
+    p.add_argument("--min-share", type=int, default=d.min_share,
+                   help="a column is evidence for a pattern only if >= 1/N of its values match (default 16)")
     p.add_argument("--incremental", action="store_true", help="add only tables not yet in the index")
     p.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
@@ -32,4 +34,5 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
 
 def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     """Enumeration limits named by parsed build options."""
-    return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share)
+    return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
+                             min_share=args.min_share)

@@ -1,0 +1,272 @@
+"""Quality benchmark of auto-validation: the paper's programmatic protocol (SIGMOD'21 §5.1).
+
+Sample benchmark columns from a lake and index the lake. For each column C_i (its first 1,000
+values), learn a rule on the first 10% and count a false positive if the rule flags C_i's own
+remaining 90%. Recall is the fraction of the other benchmark columns C_j the rule flags,
+squashed to 0 on a false positive. Precision and recall are averaged over columns.
+
+Methods: FMDV, FMDV-V, FMDV-H, FMDV-VH (validated as their rules say: strict for FMDV/-V, the
+two-tailed Fisher test at 0.01 for the -H variants, as in the paper), and two baselines:
+
+* ``dictionary``: future values must be in the training set (Deequ isContainedIn / TFDV);
+* ``profiler``: the most specific pattern consistent with all training values, as pattern
+  profilers such as Potter's Wheel produce. Values must share one token structure; each word
+  position is a constant if all values agree, else its class with a fixed length if lengths
+  agree, else ``+``. Otherwise there is no rule.
+
+Rules are applied to every other column at once: distinct values of all benchmark columns are
+matched by one vectorized RE2 pass per rule (Arrow), then counted per column.
+
+    python bench/eval_quality.py --lake sample_lake/tables --index sample_index --plan-tables 120
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import time
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
+from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
+from lakeindex.fmdv.validate import homogeneity_pvalues  # noqa: E402
+from lakeindex.index.store import IndexReader  # noqa: E402
+from lakeindex.lake.readers import file_format, read_table  # noqa: E402
+from lakeindex.patterns.hierarchy import fixed, plus  # noqa: E402
+from lakeindex.patterns.pattern import escape_literal, to_regex  # noqa: E402
+from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze  # noqa: E402
+
+METHODS = ["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh", "dictionary", "profiler"]
+ALPHA = 0.01
+
+
+@dataclass
+class BenchColumn:
+    name: str
+    kind: str
+    values: list[str]
+
+    @property
+    def train(self) -> list[str]:
+        return self.values[: max(1, len(self.values) // 10)]
+
+    @property
+    def test(self) -> list[str]:
+        return self.values[max(1, len(self.values) // 10):]
+
+
+def load_columns(lake: Path, n: int, seed: int, kinds: dict[tuple[str, str], str],
+                 min_values: int) -> list[BenchColumn]:
+    """Sample up to ``n`` columns (their first 1,000 non-empty values) from the lake's files."""
+    files = sorted(p for p in lake.rglob("*") if p.is_file() and file_format(p.name))
+    rng = random.Random(seed)
+    rng.shuffle(files)
+    out: list[BenchColumn] = []
+    for f in files:
+        read = read_table(f.name, f.read_bytes())
+        for name, arr in read.columns:
+            values = [v for v in arr.to_pylist() if v][:1000]
+            if len(values) >= min_values:
+                out.append(BenchColumn(f"{f.name}:{name}", kinds.get((f.stem, name), "unknown"), values))
+        if len(out) >= n * 3:
+            break
+    rng.shuffle(out)
+    return sorted(out[:n], key=lambda c: c.name)
+
+
+def answer_key(tables: int | None, seed: int) -> dict[tuple[str, str], str]:
+    """Column kinds (machine, composite, natural, numeric) of a generated lake."""
+    if not tables:
+        return {}
+    from sample_lake.generate import plan_lake
+
+    return {(t.name, c.name): c.kind for t in plan_lake(tables, seed) for c in t.columns}
+
+
+def profiler_pattern(values: list[str]) -> str | None:
+    """Most specific pattern shared by all values (Potter's Wheel style), or None."""
+    analyses = [analyze(v, max_subruns=99) for v in set(values)]
+    layout = {tuple(p if isinstance(p, str) else tuple(k for k, _ in p) for p in a.shape) for a in analyses}
+    if len(layout) != 1:
+        return None
+    first = analyses[0]
+    out, slot = [], 0
+    for i, part in enumerate(first.shape):
+        if isinstance(part, str):
+            out.append(escape_literal(part))
+            continue
+        for j, (kind, _) in enumerate(part):
+            texts = {a.slots[slot] for a in analyses}
+            lengths = {len(a.shape[i][j][1] * "x") for a in analyses}
+            if len(texts) == 1:
+                out.append(escape_literal(texts.pop()))
+            else:
+                cls = {DIGIT: "digit", UPPER: "upper", LOWER: "lower", MIXED: "letter"}[kind]
+                kinds = {a.shape[i][j][0] for a in analyses}
+                if len(kinds) > 1:
+                    cls = "letter"
+                out.append(fixed(cls, lengths.pop()) if len(lengths) == 1 else plus(cls))
+            slot += 1
+    return "".join(out)
+
+
+class Corpus:
+    """Distinct values of all benchmark columns, for one vectorized pass per rule."""
+
+    def __init__(self, columns: list[BenchColumn]) -> None:
+        vals, ids, counts = [], [], []
+        for i, c in enumerate(columns):
+            for v, n in Counter(c.values).items():
+                vals.append(v)
+                ids.append(i)
+                counts.append(n)
+        self.values = pa.array(vals, pa.string())
+        self.ids = np.array(ids)
+        self.counts = np.array(counts)
+        self.sizes = np.bincount(self.ids, weights=self.counts, minlength=len(columns))
+        self.ncols = len(columns)
+
+    def nonconforming(self, mask: np.ndarray) -> np.ndarray:
+        """Per column: how many values do not satisfy ``mask`` (True = conforming)."""
+        return np.bincount(self.ids[~mask], weights=self.counts[~mask], minlength=self.ncols)
+
+    def regex_mask(self, pattern: str) -> np.ndarray:
+        return pc.match_substring_regex(self.values, to_regex(pattern)).to_numpy(zero_copy_only=False)
+
+    def dictionary_mask(self, train: list[str]) -> np.ndarray:
+        return pc.is_in(self.values, value_set=pa.array(sorted(set(train)), pa.string())).to_numpy(zero_copy_only=False)
+
+
+def flags(kind: str, k_train: int, n_train: int, bad: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """Which columns a rule flags, given non-conforming counts per column."""
+    if kind == "strict":
+        return bad > 0
+    theta = k_train / n_train if n_train else 0.0
+    out = np.zeros(len(bad), dtype=bool)
+    cache: dict[tuple[int, int], bool] = {}
+    for j, (k, n) in enumerate(zip(bad.astype(int), sizes.astype(int), strict=True)):
+        if k == 0 or k / n <= theta:
+            continue
+        if (k, n) not in cache:
+            cache[(k, n)] = homogeneity_pvalues(k_train, n_train, k, n)[0] < ALPHA
+        out[j] = cache[(k, n)]
+    return out
+
+
+def evaluate(columns: list[BenchColumn], solver: SegmentSolver, m: int | None, r: float) -> dict:
+    corpus = Corpus(columns)
+    n = len(columns)
+    per: dict[str, dict[str, list]] = {meth: {"p": [], "r": [], "feasible": []} for meth in METHODS}
+    fit_ms: dict[str, list[float]] = {meth: [] for meth in METHODS[:4]}
+    for i, col in enumerate(columns):
+        train = col.train
+        for meth in METHODS:
+            t0 = time.perf_counter()
+            if meth in fit_ms:
+                rule = AutoValidator(solver, method=meth, m=m, r=r).fit(train).rule_
+                fit_ms[meth].append((time.perf_counter() - t0) * 1000)
+                feasible = rule.feasible
+                if feasible:
+                    mask = corpus.regex_mask(rule.pattern)
+                    k_train, n_train, mode = rule.train_nonconforming, rule.train_size, rule.validation
+            elif meth == "dictionary":
+                feasible, mask, k_train, n_train, mode = True, corpus.dictionary_mask(train), 0, len(train), "strict"
+            else:
+                pat = profiler_pattern(train)
+                feasible = pat is not None
+                if feasible:
+                    mask, k_train, n_train, mode = corpus.regex_mask(pat), 0, len(train), "strict"
+            if not feasible:  # no rule: flags nothing
+                per[meth]["p"].append(1.0)
+                per[meth]["r"].append(0.0)
+                per[meth]["feasible"].append(False)
+                continue
+            bad = corpus.nonconforming(mask)
+            # own column: only its test part (the training 10% is part of the column's counts)
+            own_bad = sum(1 for v in col.test if not _conforms(meth, v, mask, corpus, i))
+            flagged = flags(mode, k_train, n_train, bad, corpus.sizes)
+            own_flag = flags(mode, k_train, n_train, np.array([own_bad]), np.array([len(col.test)]))[0]
+            others = np.delete(flagged, i)
+            per[meth]["p"].append(0.0 if own_flag else 1.0)
+            per[meth]["r"].append(0.0 if own_flag else float(others.mean()) if n > 1 else 0.0)
+            per[meth]["feasible"].append(True)
+        if (i + 1) % 100 == 0:
+            print(f"  {i + 1}/{n} columns", file=sys.stderr, flush=True)
+    return _summarize(per, columns, fit_ms)
+
+
+_MASK_INDEX: dict[int, dict[str, int]] = {}
+
+
+def _conforms(meth: str, v: str, mask: np.ndarray, corpus: Corpus, col: int) -> bool:
+    index = _MASK_INDEX.get(col)
+    if index is None:
+        sel = np.nonzero(corpus.ids == col)[0]
+        index = _MASK_INDEX[col] = {corpus.values[int(j)].as_py(): int(j) for j in sel}
+    return bool(mask[index[v]])
+
+
+def _summarize(per: dict, columns: list[BenchColumn], fit_ms: dict) -> dict:
+    groups = {"all": [True] * len(columns),
+              "pattern-applicable": [c.kind in ("machine", "composite", "numeric", "unknown") for c in columns],
+              "machine+composite": [c.kind in ("machine", "composite") for c in columns]}
+    out: dict = {}
+    for gname, sel in groups.items():
+        if not any(sel):
+            continue
+        rows = {}
+        for meth, d in per.items():
+            p = float(np.mean([x for x, s in zip(d["p"], sel, strict=True) if s]))
+            r = float(np.mean([x for x, s in zip(d["r"], sel, strict=True) if s]))
+            f = float(np.mean([x for x, s in zip(d["feasible"], sel, strict=True) if s]))
+            rows[meth] = {"precision": round(p, 4), "recall": round(r, 4),
+                          "f1": round(2 * p * r / (p + r), 4) if p + r else 0.0, "rule_rate": round(f, 4)}
+        out[gname] = {"columns": sum(sel), "methods": rows}
+    out["fit_ms_median"] = {k: round(float(np.median(v)), 2) for k, v in fit_ms.items() if v}
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--lake", type=Path, required=True)
+    ap.add_argument("--index", type=Path, required=True)
+    ap.add_argument("--columns", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--min-values", type=int, default=20)
+    ap.add_argument("--plan-tables", type=int, default=None, help="tables of a generated lake (answer key)")
+    ap.add_argument("--plan-seed", type=int, default=7)
+    ap.add_argument("--m", type=int, default=None)
+    ap.add_argument("--r", type=float, default=0.1)
+    ap.add_argument("--out", type=Path, default=None)
+    args = ap.parse_args()
+    t0 = time.time()
+    columns = load_columns(args.lake, args.columns, args.seed, answer_key(args.plan_tables, args.plan_seed),
+                           args.min_values)
+    with IndexReader(args.index) as ix:
+        solver = SegmentSolver(ix)
+        result = evaluate(columns, solver, args.m, args.r)
+        report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "lake": str(args.lake),
+                  "index_version": ix.version, "index_columns": ix.meta.get("columns_scanned"),
+                  "benchmark_columns": len(columns), "kinds": dict(Counter(c.kind for c in columns)),
+                  "seconds": round(time.time() - t0, 1), **result}
+    text = json.dumps(report, indent=2)
+    print(text)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
