@@ -208,3 +208,16 @@ def test_runs_unchanged_under_spark_submit(tmp_path):
     meta = json.loads(proc.stdout)
     assert meta["spark"]["master"] == "local[1]" and meta["tables_scanned"] == 3
     assert index_items(tmp_path / "ix") == reference_index(lake, 2)
+
+
+def test_tag_lake_groups_columns_by_domain(spark, lake, tmp_path):
+    from indexer_jobs.tag_lake import tag_lake
+
+    job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    out = tag_lake(spark, str(lake), str(tmp_path / "ix"), sample=100, m=2)
+    by_col = {(c["table"], c["column"]): c["tag"] for c in out["columns"]}
+    assert len(by_col) == 40
+    assert by_col[("table_000.csv", "order_id")] == "ORD-<digit>{6}"
+    assert by_col[("table_002.parquet", "locale")] == "<lower>{2}-<lower>{2}"
+    domains = {d["tag"]: d["columns"] for d in out["domains"]}
+    assert len(domains["ORD-<digit>{6}"]) == 8
