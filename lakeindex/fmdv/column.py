@@ -34,6 +34,23 @@ def part_tokens(part: object) -> int:
     return 1 if isinstance(part, str) else len(part)
 
 
+MAX_SKELETONS = 64
+
+
+def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
+    """Share of values whose skeleton (symbols kept, each word collapsed) is among the ``top`` most
+    common. Computed in Arrow; free text scores near 0, machine-generated columns near 1."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array([v for v in values if v], pa.string())
+    if len(arr) == 0:
+        return 1.0
+    skel = pc.replace_substring_regex(arr, "[A-Za-z0-9]+", "w")
+    counts = sorted(pc.value_counts(skel).field("counts").to_pylist(), reverse=True)
+    return sum(counts[:top]) / len(arr)
+
+
 @dataclass
 class Group:
     """Distinct values of one shape."""
@@ -43,10 +60,12 @@ class Group:
     values: list[str] = field(default_factory=list)
     common: list[str | None] = field(default_factory=list)  # per slot: text shared by all, or None
     slot_start: list[int] = field(default_factory=list)  # per part: index of its first slot
+    labels: tuple = ()  # alignment label per part
+    tok_prefix: list[int] = field(default_factory=list)  # tokens before each part (len(shape) + 1)
 
-    @property
-    def labels(self) -> tuple:
-        return tuple(part_label(p) for p in self.shape)
+    def tokens(self, i: int, j: int) -> int:
+        """Tokens of parts i..j-1 (compared with tau)."""
+        return self.tok_prefix[j] - self.tok_prefix[i]
 
 
 @dataclass
@@ -76,9 +95,13 @@ class QueryColumn:
             texts = slot_texts[shape]
             nslots = len(texts[0])
             g.common = [texts[0][j] if all(t[j] == texts[0][j] for t in texts) else None for j in range(nslots)]
-            s = 0
+            s = t = 0
+            g.tok_prefix.append(0)
             for part in shape:
                 g.slot_start.append(s)
                 s += part_slots(part)
+                t += part_tokens(part)
+                g.tok_prefix.append(t)
+            g.labels = tuple(part_label(p) for p in shape)
         groups = sorted(by_shape.values(), key=lambda g: (-g.weight, repr(g.shape)))
         return cls(groups, sum(counts.values()), empty)

@@ -4,7 +4,8 @@ Deciding FMDV-H is NP-hard (Theorem 2); as in the paper, we solve it greedily. V
 clustered by their coarse token sequence. Clusters whose sequence cannot align with the heaviest
 cluster (different symbols, e.g. ``-`` or ``N/A`` among dates) are cut first, lightest first,
 within the budget theta*|C|. If the rest has no feasible pattern, the lightest remaining clusters
-are cut while the budget lasts.
+are cut while the budget lasts, re-solving at most ``MAX_RETRIES`` times (the cuts grow each time),
+so free text with hundreds of tiny clusters costs a few solves, not hundreds.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TypeVar
 from lakeindex.fmdv.column import Group, QueryColumn
 
 T = TypeVar("T")
+MAX_RETRIES = 4
 
 
 def _compatible(a: tuple, b: tuple) -> bool:
@@ -45,12 +47,19 @@ def horizontal(col: QueryColumn, theta: float,
     result = solve(groups())
     if result is not None:
         return result, groups()
-    for k in sorted(kept[1:], key=lambda k: (weight[k], k)):
-        if removed + weight[k] > budget:
-            break
-        kept.remove(k)
-        removed += weight[k]
-        result = solve(groups())
-        if result is not None:
-            return result, groups()
+    light = sorted(kept[1:], key=lambda k: (weight[k], k))
+    cut = 0
+    for attempt in range(1, MAX_RETRIES + 1):
+        # cut the lightest clusters, a larger share of the budget on each attempt
+        target = budget * attempt / MAX_RETRIES
+        progressed = False
+        while cut < len(light) and removed + weight[light[cut]] <= target:
+            kept.remove(light[cut])
+            removed += weight[light[cut]]
+            cut += 1
+            progressed = True
+        if progressed:
+            result = solve(groups())
+            if result is not None:
+                return result, groups()
     return None, groups()

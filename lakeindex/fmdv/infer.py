@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 
-from lakeindex.fmdv.column import Group, QueryColumn
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
 from lakeindex.fmdv.horizontal import horizontal
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import SegmentSolver
@@ -68,15 +68,21 @@ class AutoValidator:
 
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
-        col = QueryColumn.from_values(list(values), self.solver.limits)
+        values = list(values)
         params = {"r": self.r, "m": self.m, "theta": self.theta, "tau": self.solver.limits.tau, "alpha": self.alpha}
         horizontal_cut = self.method.endswith("h")
-        rule = Rule(self.method, params, False, train_size=col.total, index_version=self.solver.index.version,
+        rule = Rule(self.method, params, False, train_size=sum(1 for v in values if v),
+                    index_version=self.solver.index.version,
                     validation="homogeneity" if horizontal_cut else "strict")
-        if not col.groups:
+        self.rule_ = rule
+        if rule.train_size == 0:
             rule.reason = "no non-empty values"
-            self.rule_ = rule
             return self
+        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
+        if structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
+            rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
+            return self
+        col = QueryColumn.from_values(values, self.solver.limits)
         solve = self._vertical if self.method in ("fmdv-v", "fmdv-vh") else self._whole
         result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
         if result is None:
@@ -85,8 +91,7 @@ class AutoValidator:
         else:
             rule.feasible = True
             rule.segments = [Segment(c.pattern, c.fpr, c.coverage, c.literal) for _, _, c in result.segments]
-            rule.train_nonconforming = sum(rule.nonconforming(list(values)).values())
-        self.rule_ = rule
+            rule.train_nonconforming = sum(rule.nonconforming(values).values())
         return self
 
     def validate(self, values: list[str], test: str = "fisher") -> dict:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from threading import Lock
 
-from lakeindex.fmdv.column import Group, part_tokens
+from lakeindex.fmdv.column import Group
 from lakeindex.index.store import IndexReader, PatternStats
 from lakeindex.patterns.enumerate import EnumerationLimits, shape_templates
 from lakeindex.patterns.pattern import escape_literal, generality
@@ -91,17 +91,15 @@ class SegmentSolver:
 
     def candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
         """All hypotheses of the sub-column with FPR <= r and coverage >= m."""
-        shapes = []
+        tau = self.limits.tau
         for g, i, j in parts:
-            if i >= j:
-                return []  # a value with nothing in this segment cannot be described
-            sub = g.shape[i:j]
-            if sum(part_tokens(p) for p in sub) > self.limits.tau:
-                return []
-            shapes.append(sub)
-        distinct = tuple(sorted(set(shapes), key=repr))
-        if len(distinct) == 1 and all(isinstance(p, str) for p in distinct[0]):
-            return [Candidate(escape_literal("".join(distinct[0])), 0.0, 0, literal=True)]
+            if i >= j or g.tokens(i, j) > tau:
+                return []  # a value with nothing in this segment, or too wide to be indexed
+        distinct = frozenset(g.shape[i:j] for g, i, j in parts)
+        if len(distinct) == 1:
+            only = next(iter(distinct))
+            if all(isinstance(p, str) for p in only):
+                return [Candidate(escape_literal("".join(only)), 0.0, 0, literal=True)]
         key = (distinct, r, m)
         if key in self._free_feasible:
             cands = self._free_feasible[key]
@@ -116,7 +114,7 @@ class SegmentSolver:
                     self._free_feasible.clear()
                 self._free_feasible[key] = cands
         if len(distinct) == 1:
-            const = self._constant_hypotheses(parts, distinct[0])
+            const = self._constant_hypotheses(parts, next(iter(distinct)))
             if const:
                 cands = cands + self._feasible(const, r, m)
         return cands

@@ -16,6 +16,7 @@ fewer segments, then to more specific patterns.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from dataclasses import dataclass
 
 from lakeindex.fmdv.column import Group
@@ -24,6 +25,9 @@ from lakeindex.patterns.pattern import generality
 
 _GAP = -1.0
 _NEG = float("-inf")
+# Machine-generated columns have a handful of token sequences (URLs of a few path depths); free
+# text has hundreds. Aligning them all costs O(k * n^2) and finds no pattern, so V gives up.
+MAX_SEQUENCES = 24
 
 
 def _score(a: tuple[str, str], b: tuple[str, str]) -> float:
@@ -119,17 +123,15 @@ class Segmentation:
 def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
             max_span: int | None = None) -> Segmentation | None:
     """Solve FMDV-V over conforming groups (None when no segmentation is feasible)."""
+    if len({g.labels for g in groups}) > MAX_SEQUENCES:
+        return None
     ncols, cols = align(groups)
     max_span = max_span or solver.limits.tau
 
+    positions = [(g, cols[id(g)]) for g in groups]
+
     def parts_in(s: int, e: int) -> list[tuple[Group, int, int]]:
-        out = []
-        for g in groups:
-            pos = cols[id(g)]
-            i = next((k for k, p in enumerate(pos) if p >= s), len(pos))
-            j = next((k for k, p in enumerate(pos) if p >= e), len(pos))
-            out.append((g, i, j))
-        return out
+        return [(g, bisect_left(pos, s), bisect_left(pos, e)) for g, pos in positions]
 
     inf = (float("inf"), 0, 0)
     best: list[tuple[float, int, int]] = [inf] * (ncols + 1)

@@ -97,7 +97,7 @@ def _part_options(shape: tuple, i: int, slot0: int) -> list[Option]:
             for combo in product(*per_run)] + wide
 
 
-@lru_cache(maxsize=200_000)
+@lru_cache(maxsize=32_768)
 def _suffix_templates(suffix: tuple, slot0: int, budget: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """Templates of ``suffix`` (parts of a shape) using at most ``budget`` constant slots.
 
@@ -119,7 +119,7 @@ def _suffix_templates(suffix: tuple, slot0: int, budget: int) -> tuple[tuple[str
     return tuple(dict.fromkeys(out))
 
 
-@lru_cache(maxsize=50_000)
+@lru_cache(maxsize=16_384)
 def shape_templates(shape: tuple, max_constants: int) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
     """Templates of a shape: constant-free pattern strings, and %-format strings per slot set."""
     free: list[str] = []
