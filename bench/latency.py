@@ -76,9 +76,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def over_http(index: Path, cols: list[list[str]], threads: int, requests: int) -> dict:
+def over_http(index: Path, cols: list[list[str]], threads: int, requests: int, workers: int = 1) -> dict:
     port = free_port()
-    cmd = [sys.executable, "-m", "lakeindex.cli", "serve", "--index", str(index), "--port", str(port)]
+    cmd = [sys.executable, "-m", "lakeindex.cli", "serve", "--index", str(index), "--port", str(port),
+           "--workers", str(workers)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ.copy())
     base = f"http://127.0.0.1:{port}"
     try:
@@ -98,6 +99,15 @@ def over_http(index: Path, cols: list[list[str]], threads: int, requests: int) -
         peak = [0]
         ps = psutil.Process(proc.pid)
 
+        def tree_rss() -> int:
+            total = 0
+            for p in [ps, *ps.children(recursive=True)]:
+                try:
+                    total += p.memory_info().rss
+                except psutil.Error:
+                    pass
+            return total
+
         def worker(k: int) -> None:
             nonlocal errors
             with httpx.Client(base_url=base, timeout=30) as client:
@@ -109,7 +119,10 @@ def over_http(index: Path, cols: list[list[str]], threads: int, requests: int) -
                     with lock:
                         lat.append(dt)
                         errors += r.status_code != 200
-                        peak[0] = max(peak[0], ps.memory_info().rss)
+                    if i % 50 == 0:
+                        rss = tree_rss()
+                        with lock:
+                            peak[0] = max(peak[0], rss)
 
         t0 = time.perf_counter()
         ts = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
@@ -125,7 +138,7 @@ def over_http(index: Path, cols: list[list[str]], threads: int, requests: int) -
                 t = time.perf_counter()
                 client.post("/v1/infer", content=b, headers={"content-type": "application/json"})
                 single.append((time.perf_counter() - t) * 1000)
-        return {"threads": threads, "requests": requests, "errors": errors,
+        return {"workers": workers, "threads": threads, "requests": requests, "errors": errors,
                 "concurrent_p50_ms": round(pct(lat, 50), 2), "concurrent_p99_ms": round(pct(lat, 99), 2),
                 "requests_per_s": round(requests / wall, 1),
                 "single_client_p50_ms": round(pct(single, 50), 2), "single_client_p99_ms": round(pct(single, 99), 2),
@@ -144,11 +157,12 @@ def main() -> int:
     ap.add_argument("--passes", type=int, default=3)
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--workers", type=int, default=1, help="service processes")
     args = ap.parse_args()
     cols = columns_of(args.lake, args.columns, args.size)
     report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "values_per_column": args.size,
               "in_process": in_process(args.index, cols, args.passes),
-              "http": over_http(args.index, cols, args.threads, args.requests)}
+              "http": over_http(args.index, cols, args.threads, args.requests, args.workers)}
     print(json.dumps(report, indent=2))
     return 0
 

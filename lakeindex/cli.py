@@ -123,17 +123,27 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     import uvicorn
 
+    from lakeindex.index.store import IndexReader
     from query_service.app import create_app
     from query_service.limits import Settings
 
     logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    IndexReader(args.index).close()  # fail fast, with the reader's message, on a bad index path
+    if args.workers > 1:
+        # one process per worker, each with its own read-only index handle and caches
+        os.environ.update(LAKEINDEX_INDEX=str(Path(args.index).resolve()), LAKEINDEX_MAX_VALUES=str(args.max_values),
+                          LAKEINDEX_MAX_VALUE_LENGTH=str(args.max_value_length),
+                          LAKEINDEX_MAX_BODY_BYTES=str(args.max_body_mb * 1024 * 1024),
+                          LAKEINDEX_WATCH_INTERVAL=str(args.watch_interval))
+        uvicorn.run("query_service.app:app_from_env", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level="warning", access_log=False, timeout_keep_alive=30)
+        return EXIT_OK
     settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
                         max_body_bytes=args.max_body_mb * 1024 * 1024,
                         admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
                         watch_interval=args.watch_interval)
-    app = create_app(args.index, settings)
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False,
-                workers=1, timeout_keep_alive=30)
+    uvicorn.run(create_app(args.index, settings), host=args.host, port=args.port, log_level="warning",
+                access_log=False, timeout_keep_alive=30)
     return EXIT_OK
 
 
@@ -217,6 +227,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--port", type=int, default=8000)
     sv.add_argument("--watch-interval", type=float, default=5.0,
                     help="seconds between checks of the index's CURRENT pointer (0: only /admin/reload)")
+    sv.add_argument("--workers", type=int, default=1, help="server processes (each opens the index read-only)")
     sv.add_argument("--max-values", type=int, default=100_000, help="values per request")
     sv.add_argument("--max-value-length", type=int, default=4096, help="characters per value")
     sv.add_argument("--max-body-mb", type=int, default=16, help="request body size")

@@ -70,6 +70,19 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
     return app
 
 
+def app_from_env() -> FastAPI:
+    """App factory for multi-process serving (``uvicorn --factory``): settings from the environment."""
+    import os
+
+    env = os.environ
+    settings = Settings(max_values=int(env.get("LAKEINDEX_MAX_VALUES", 100_000)),
+                        max_value_length=int(env.get("LAKEINDEX_MAX_VALUE_LENGTH", 4096)),
+                        max_body_bytes=int(env.get("LAKEINDEX_MAX_BODY_BYTES", 16 * 1024 * 1024)),
+                        admin_token=env.get("LAKEINDEX_ADMIN_TOKEN") or None,
+                        watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", 5.0)))
+    return create_app(env["LAKEINDEX_INDEX"], settings)
+
+
 async def _watch(holder: IndexHolder, interval: float) -> None:
     """Swap to a new version when the CURRENT pointer changes (e.g. after a rebuild)."""
     while True:

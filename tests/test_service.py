@@ -126,3 +126,14 @@ def test_hot_swap_under_concurrent_requests(tmp_path):
             t.join()
     assert not errors
     assert first != last and last in versions
+
+
+def test_app_factory_for_worker_processes_reads_the_environment(index_path, monkeypatch):
+    from query_service.app import app_from_env
+
+    monkeypatch.setenv("LAKEINDEX_INDEX", str(index_path))
+    monkeypatch.setenv("LAKEINDEX_MAX_VALUES", "5")
+    monkeypatch.setenv("LAKEINDEX_WATCH_INTERVAL", "0")
+    with TestClient(app_from_env()) as c:
+        assert c.get("/ready").status_code == 200
+        assert c.post("/v1/infer", json={"values": ["1"] * 6}).status_code == 413

@@ -121,14 +121,14 @@ class SegmentSolver:
 
     def _constant_hypotheses(self, parts: list[SegmentPart], sub: tuple) -> list[str]:
         """Constant templates of ``sub`` whose constants every value of every group shares."""
-        by_slots = shape_templates(sub, self.limits.max_constants)[1]
-        if not by_slots:
-            return []
         nslots = sum(0 if isinstance(p, str) else len(p) for p in sub)
         agreed: list[str | None] = []
         for j in range(nslots):
             texts = {g.common[g.slot_start[i] + j] if i < len(g.slot_start) else None for g, i, _ in parts}
             agreed.append(texts.pop() if len(texts) == 1 else None)
+        if not any(t is not None for t in agreed):
+            return []  # no constant shared by all values (IDs, timestamps): skip the templates
+        by_slots = shape_templates(sub, self.limits.max_constants)[1]
         out = []
         for slot_set, fmts in by_slots.items():
             if all(agreed[j] is not None for j in slot_set):
