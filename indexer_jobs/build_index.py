@@ -45,7 +45,7 @@ from lakeindex.progress import Progress
 SST_CHUNK_BYTES = 32 * 1024 * 1024
 SST_SCHEMA = "part int, seq int, nkeys long, data binary"
 MAX_ISSUES_KEPT = 1000
-_EXT_RE = "(?i)(" + "|".join(e.replace(".", "\\.") for e in FORMATS) + ")$"
+SUPPORTED_FILES_RE = "(?i)(" + "|".join(e.replace(".", "\\.") for e in FORMATS) + ")$"
 
 
 def lake_uri(lake: str) -> str:
@@ -177,7 +177,7 @@ def _scan(spark: SparkSession, root: str, paths: list[str] | None, total_bytes: 
     spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-    files = files.filter(F.col("path").rlike(_EXT_RE))
+    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
     if paths is not None:
         files = files.filter(F.col("path").isin(paths))
     return files.select("path", "content").mapInArrow(

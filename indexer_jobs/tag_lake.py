@@ -15,7 +15,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from indexer_jobs.build_index import _EXT_RE, lake_uri
+from indexer_jobs.build_index import SUPPORTED_FILES_RE, lake_uri
 from lakeindex.index.scan import relative_table
 from lakeindex.lake.readers import read_table
 
@@ -66,7 +66,7 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
     root = lake_uri(lake)
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-             .filter(F.col("path").rlike(_EXT_RE)).select("path", "content"))
+             .filter(F.col("path").rlike(SUPPORTED_FILES_RE)).select("path", "content"))
     fn = partial(_tag_partition, root=root, index=str(Path(index).resolve()), sample=sample, fnr=fnr, m=m)
     rows = files.mapInArrow(fn, TAG_SCHEMA).collect()
     columns = sorted(({"table": r.tbl, "column": r.col, "tag": r.tag, "fpr": r.fpr, "coverage": r.coverage,
