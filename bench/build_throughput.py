@@ -25,18 +25,8 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.process_rss import tree_rss  # noqa: E402
 from sample_lake.generate import generate_lake  # noqa: E402
-
-
-def tree_rss(proc: psutil.Process) -> int:
-    """Resident memory of a process and all its descendants."""
-    total = 0
-    for p in [proc, *proc.children(recursive=True)]:
-        try:
-            total += p.memory_info().rss
-        except psutil.Error:
-            pass
-    return total
 
 
 def run_build(lake: Path, index: Path, master: str) -> dict:

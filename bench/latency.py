@@ -28,6 +28,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.process_rss import tree_rss  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
@@ -99,15 +100,6 @@ def over_http(index: Path, cols: list[list[str]], threads: int, requests: int, w
         peak = [0]
         ps = psutil.Process(proc.pid)
 
-        def tree_rss() -> int:
-            total = 0
-            for p in [ps, *ps.children(recursive=True)]:
-                try:
-                    total += p.memory_info().rss
-                except psutil.Error:
-                    pass
-            return total
-
         def worker(k: int) -> None:
             nonlocal errors
             with httpx.Client(base_url=base, timeout=30) as client:
@@ -120,7 +112,7 @@ def over_http(index: Path, cols: list[list[str]], threads: int, requests: int, w
                         lat.append(dt)
                         errors += r.status_code != 200
                     if i % 50 == 0:
-                        rss = tree_rss()
+                        rss = tree_rss(ps)
                         with lock:
                             peak[0] = max(peak[0], rss)
 
