@@ -153,7 +153,6 @@ class ColumnPatterns:
     counts: dict[str, int]
     total: int
     wide: int = 0
-    dropped_shapes: int = 0
 
     def impurity(self, pattern: str) -> float:
         """Imp_D(p) (Definition 3): fraction of values not matching ``pattern``."""
@@ -179,10 +178,8 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
             wide += w
             continue
         groups.setdefault(a.shape, []).append((a.slots, w))
-    dropped = 0
     if len(groups) > limits.max_shapes:
         ranked = sorted(groups.items(), key=lambda kv: -sum(w for _, w in kv[1]))
-        dropped = len(groups) - limits.max_shapes
         groups = dict(ranked[: limits.max_shapes])
 
     counts: dict[str, int] = {}
@@ -228,7 +225,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if limits.min_share:
         floor = total / limits.min_share
         counts = {p: n for p, n in counts.items() if n >= floor}
-    return ColumnPatterns(counts, total, wide, dropped)
+    return ColumnPatterns(counts, total, wide)
 
 
 def _layout(shape: tuple) -> tuple:

@@ -151,14 +151,3 @@ def matches(pattern: str, value: str) -> bool:
     """True when ``value`` belongs to the language of ``pattern``."""
     return compiled(pattern).fullmatch(value) is not None
 
-
-def match_count(pattern: str, values: list[str]) -> int:
-    """Number of ``values`` matching ``pattern`` (vectorized with Arrow's RE2 for large inputs)."""
-    if len(values) < 256:
-        m = compiled(pattern).fullmatch
-        return sum(1 for v in values if m(v) is not None)
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    arr = pa.array(values, type=pa.string())
-    return int(pc.sum(pc.match_substring_regex(arr, to_regex(pattern))).as_py() or 0)
