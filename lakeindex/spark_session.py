@@ -7,6 +7,7 @@ batches are small because the index build's input rows are whole files.
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 from typing import TYPE_CHECKING
@@ -26,6 +27,10 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
               extra: dict[str, str] | None = None) -> SparkSession:
     """Return the active session or start one (local[*] unless ``master`` or spark-submit says)."""
     from pyspark.sql import SparkSession
+
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        # PySpark logs every analysis error with its JVM stack; we report errors ourselves, briefly
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active

@@ -1,0 +1,96 @@
+"""Frequency tables: the shared, distributed state of the grouping analyzers (Deequ §4.1, Figure 3).
+
+A frequency table is a Spark DataFrame ``(g0, …, gk, count)``: one row per distinct value (combination)
+of the grouping expressions. It stays distributed, so a high-cardinality column never reaches the
+driver. Tables of D and ΔD merge by union and re-aggregation (the paper's outer join with summed
+counts), which is exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from lakeindex.metrics.analyzer import col
+from lakeindex.metrics.states import State
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+COUNT = "count"
+NULL_LABEL = "NullValue"  # Deequ's name for the null bucket of a histogram
+
+
+@dataclass(frozen=True)
+class FrequencySpec:
+    """What to group by: columns, an optional bin expression for one column, the where-filter, null handling.
+
+    ``keep_nulls=False`` (Uniqueness, Entropy, …) drops rows where every grouping column is null, as
+    Deequ does; histograms keep nulls as their own bucket.
+    """
+
+    columns: tuple[str, ...]
+    where: str | None = None
+    keep_nulls: bool = False
+    bins: tuple[float, ...] | None = None
+    bin_expression: str | None = None
+
+    def names(self) -> list[str]:
+        return [f"g{i}" for i in range(len(self.columns))]
+
+    def key_expressions(self) -> list[Column]:
+        from pyspark.sql import functions as F
+
+        if self.bin_expression:
+            return [F.expr(self.bin_expression).cast("string").alias("g0")]
+        if self.bins is not None:
+            return [_bin_label(col(self.columns[0]).cast("double"), self.bins).alias("g0")]
+        # as text: persisted tables keep one schema even if a column's type drifts between deltas
+        return [col(c).cast("string").alias(f"g{i}") for i, c in enumerate(self.columns)]
+
+    def table(self, df: DataFrame) -> DataFrame:
+        """The frequency table of ``df`` under this spec (lazy; one shuffle when evaluated)."""
+        from functools import reduce
+
+        from pyspark.sql import functions as F
+
+        if self.where:
+            df = df.where(F.expr(self.where))
+        keyed = df.select(*self.key_expressions())
+        if not self.keep_nulls:
+            keyed = keyed.where(reduce(lambda a, b: a | b, [F.col(n).isNotNull() for n in self.names()]))
+        elif len(self.names()) == 1:
+            keyed = keyed.select(F.coalesce(F.col("g0"), F.lit(NULL_LABEL)).alias("g0"))
+        return keyed.groupBy(*self.names()).agg(F.count(F.lit(1)).alias(COUNT))
+
+
+def _bin_label(x: Column, edges: tuple[float, ...]) -> Column:
+    """Label ``[a, b)`` of the bin holding ``x``; outer bins are open-ended; null stays null."""
+    from pyspark.sql import functions as F
+
+    def fmt(v: float) -> str:
+        return repr(float(v))
+
+    expr = F.when(x < edges[0], F.lit(f"(-inf, {fmt(edges[0])})"))
+    for lo, hi in zip(edges, edges[1:], strict=False):
+        expr = expr.when(x < hi, F.lit(f"[{fmt(lo)}, {fmt(hi)})"))
+    return F.when(x.isNull(), F.lit(None)).otherwise(expr.otherwise(F.lit(f"[{fmt(edges[-1])}, inf)")))
+
+
+@dataclass(frozen=True, eq=False)
+class FrequencyState(State):
+    """A frequency table (distributed) for one FrequencySpec; merges by union and summed counts."""
+
+    kind = "frequencies"
+    table: DataFrame
+    group_names: tuple[str, ...]
+
+    def merge(self, other: FrequencyState) -> FrequencyState:
+        from pyspark.sql import functions as F
+
+        both = self.table.unionByName(other.table)
+        merged = both.groupBy(*self.group_names).agg(F.sum(COUNT).cast("long").alias(COUNT))
+        return FrequencyState(merged, self.group_names)
+
+    def to_dict(self) -> dict:
+        raise TypeError("a frequency table is stored as Parquet by the state store, not as JSON")

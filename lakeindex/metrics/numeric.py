@@ -1,0 +1,207 @@
+"""Numeric and length analyzers: Minimum, Maximum, Mean, Sum, StandardDeviation, Correlation, Min/MaxLength.
+
+Nulls are skipped; a column with no non-null value (or no rows) yields a failed metric, as in Deequ,
+rather than a made-up 0. StandardDeviation is the population deviation (Deequ's choice) and
+Correlation is Pearson's over the rows where both columns are non-null. Values are aggregated as
+doubles; NaN propagates (a NaN in the column makes Mean NaN and is Spark's largest value for Max).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, col, require_column, require_numeric
+from lakeindex.metrics.metric import Metric
+from lakeindex.metrics.states import CoMoments, Extreme, Moments, SumCount
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column
+    from pyspark.sql.types import StructType
+
+NO_VALUES = "no non-null values (empty data, an all-null column, or a where-filter matching no rows)"
+
+
+def _num(c: str) -> Column:
+    return col(c).cast("double")
+
+
+@dataclass(frozen=True)
+class _NumericColumn(ScanAnalyzer):
+    column: str
+    where: str | None = None
+
+    def preconditions(self, schema: StructType) -> None:
+        require_numeric(schema, self.column, self.spec())
+
+
+@dataclass(frozen=True)
+class _Extreme(_NumericColumn):
+    is_max = False
+    label = "min"
+
+    def value_expression(self) -> Column:
+        return _num(self.column)
+
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        agg = F.max if self.is_max else F.min
+        return {self.key(f"{self.label}({self.column!r})"): agg(self.conditional(self.value_expression()))}
+
+    def state_from(self, row: dict[str, Any]) -> Extreme:
+        v = row[self.key(f"{self.label}({self.column!r})")]
+        return Extreme(None if v is None else float(v), self.is_max)
+
+    def metric_from_state(self, state: Extreme | None) -> Metric:
+        if state is None or state.value is None:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(state.value)
+
+
+@dataclass(frozen=True)
+class Minimum(_Extreme):
+    """Smallest non-null value of a numeric column."""
+
+
+@dataclass(frozen=True)
+class Maximum(_Extreme):
+    """Largest non-null value of a numeric column."""
+
+    is_max = True
+    label = "max"
+
+
+@dataclass(frozen=True)
+class _Length(_Extreme):
+    def preconditions(self, schema: StructType) -> None:
+        from pyspark.sql.types import StringType
+
+        dtype = require_column(schema, self.column, self.spec())
+        if not isinstance(dtype, StringType):
+            raise MetricError(f"{self.spec()}: column '{self.column}' has type {dtype.simpleString()}, "
+                              "expected a string column")
+
+    def value_expression(self) -> Column:
+        from pyspark.sql import functions as F
+
+        return F.length(col(self.column)).cast("double")
+
+
+@dataclass(frozen=True)
+class MinLength(_Length):
+    """Length in characters of the shortest non-null string."""
+
+    label = "min_length"
+
+
+@dataclass(frozen=True)
+class MaxLength(_Length):
+    """Length in characters of the longest non-null string."""
+
+    is_max = True
+    label = "max_length"
+
+
+@dataclass(frozen=True)
+class _SumCount(_NumericColumn):
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        return {self.key(f"sum({self.column!r})"): F.sum(self.conditional(_num(self.column))),
+                self.key(f"count({self.column!r})"): F.count(self.conditional(col(self.column)))}
+
+    def state_from(self, row: dict[str, Any]) -> SumCount:
+        total = row[self.key(f"sum({self.column!r})")]
+        return SumCount(0.0 if total is None else float(total), int(row[self.key(f"count({self.column!r})")] or 0))
+
+
+@dataclass(frozen=True)
+class Mean(_SumCount):
+    """Arithmetic mean of the non-null values."""
+
+    def metric_from_state(self, state: SumCount | None) -> Metric:
+        if state is None or state.count == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(state.total / state.count)
+
+
+@dataclass(frozen=True)
+class Sum(_SumCount):
+    """Sum of the non-null values."""
+
+    def metric_from_state(self, state: SumCount | None) -> Metric:
+        if state is None or state.count == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(state.total)
+
+
+@dataclass(frozen=True)
+class StandardDeviation(_NumericColumn):
+    """Population standard deviation of the non-null values."""
+
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        v = self.conditional(_num(self.column))
+        return {self.key(f"count({self.column!r})"): F.count(self.conditional(col(self.column))),
+                self.key(f"avg({self.column!r})"): F.avg(v),
+                self.key(f"var_pop({self.column!r})"): F.var_pop(v)}
+
+    def state_from(self, row: dict[str, Any]) -> Moments:
+        n = int(row[self.key(f"count({self.column!r})")] or 0)
+        if n == 0:
+            return Moments(0, 0.0, 0.0)
+        return Moments(n, float(row[self.key(f"avg({self.column!r})")]),
+                       float(row[self.key(f"var_pop({self.column!r})")]) * n)
+
+    def metric_from_state(self, state: Moments | None) -> Metric:
+        if state is None or state.n == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(math.sqrt(max(state.m2, 0.0) / state.n))
+
+
+@dataclass(frozen=True)
+class Correlation(ScanAnalyzer):
+    """Pearson correlation of two numeric columns over rows where both are non-null."""
+
+    column: str
+    other: str
+    where: str | None = None
+    entity = "Multicolumn"
+
+    def instance(self) -> str:
+        return f"{self.column},{self.other}"
+
+    def preconditions(self, schema: StructType) -> None:
+        require_numeric(schema, self.column, self.spec())
+        require_numeric(schema, self.other, self.spec())
+
+    def _k(self, what: str) -> str:
+        return self.key(f"{what}({self.column!r}, {self.other!r})")
+
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        both = col(self.column).isNotNull() & col(self.other).isNotNull()
+        x, y = self.conditional(_num(self.column), both), self.conditional(_num(self.other), both)
+        return {self._k("pair_count"): F.count(x), self._k("pair_avg_x"): F.avg(x), self._k("pair_avg_y"): F.avg(y),
+                self._k("covar_pop"): F.covar_pop(x, y), self._k("pair_var_x"): F.var_pop(x),
+                self._k("pair_var_y"): F.var_pop(y)}
+
+    def state_from(self, row: dict[str, Any]) -> CoMoments:
+        n = int(row[self._k("pair_count")] or 0)
+        if n == 0:
+            return CoMoments(0, 0.0, 0.0, 0.0, 0.0, 0.0)
+        return CoMoments(n, float(row[self._k("pair_avg_x")]), float(row[self._k("pair_avg_y")]),
+                         float(row[self._k("covar_pop")]) * n, float(row[self._k("pair_var_x")]) * n,
+                         float(row[self._k("pair_var_y")]) * n)
+
+    def metric_from_state(self, state: CoMoments | None) -> Metric:
+        if state is None or state.n == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        denom = math.sqrt(state.x_mk) * math.sqrt(state.y_mk)
+        if denom == 0:
+            return self.failure(f"{self.spec()}: a column is constant, correlation is undefined")
+        return self.success(state.ck / denom)

@@ -1,0 +1,215 @@
+"""AnalysisRunner: computes many metrics with scan sharing and optional incremental states (Deequ §4).
+
+Plan of one run:
+1. Preconditions (columns exist, types fit) are checked on the schema; a failing analyzer becomes a
+   failed metric and the others go on.
+2. Every scan analyzer's aggregate expressions, de-duplicated by their text, run in ONE ``df.agg``.
+   If Spark rejects that query, each analyzer is tried on its own to pin the failure on it.
+3. Grouping analyzers are bucketed by FrequencySpec: one frequency table (one group-by) per bucket,
+   and one aggregation over each table answers all analyzers of the bucket.
+4. With ``aggregate_with``, stored states of earlier data merge with the new ones (D ∪ ΔD from a pass
+   over ΔD only); with ``save_states_with``, the merged states are persisted atomically.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.metrics.analyzer import Analyzer, MetricError, ScanAnalyzer
+from lakeindex.metrics.context import AnalyzerContext
+from lakeindex.metrics.frequencies import FrequencySpec, FrequencyState
+from lakeindex.metrics.grouping import GroupingAnalyzer, MutualInformation
+from lakeindex.metrics.metric import Metric
+from lakeindex.metrics.state_store import FileSystemStateStore
+from lakeindex.metrics.states import State
+
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame, SparkSession
+
+
+def spark_error_summary(exc: BaseException) -> str:
+    """The first line of a Spark/JVM error, without the stack trace."""
+    text = str(exc).strip().splitlines()
+    return (text[0] if text else type(exc).__name__)[:500]
+
+
+def frequency_key(spec: FrequencySpec) -> str:
+    return f"frequencies:{spec!r}"
+
+
+class AnalysisRunner:
+    """Builder: ``AnalysisRunner.on_data(df).add_analyzers([...]).aggregate_with(store).run()``."""
+
+    def __init__(self, data: DataFrame) -> None:
+        self.data = data
+        self.analyzers: list[Analyzer] = []
+        self.previous: FileSystemStateStore | None = None
+        self.next: FileSystemStateStore | None = None
+
+    @classmethod
+    def on_data(cls, data: DataFrame) -> AnalysisRunner:
+        return cls(data)
+
+    def add_analyzer(self, analyzer: Analyzer) -> AnalysisRunner:
+        if not isinstance(analyzer, Analyzer):
+            raise TypeError(f"not an analyzer: {analyzer!r}")
+        if analyzer not in self.analyzers:
+            self.analyzers.append(analyzer)
+        return self
+
+    def add_analyzers(self, analyzers: Iterable[Analyzer]) -> AnalysisRunner:
+        for a in analyzers:
+            self.add_analyzer(a)
+        return self
+
+    def aggregate_with(self, store: FileSystemStateStore | str | None) -> AnalysisRunner:
+        """Merge stored states of the data seen before (the result covers it plus this data)."""
+        self.previous = FileSystemStateStore(store) if isinstance(store, str) else store
+        return self
+
+    def save_states_with(self, store: FileSystemStateStore | str | None) -> AnalysisRunner:
+        """Persist the (merged) states so the next delta can be aggregated with them."""
+        self.next = FileSystemStateStore(store) if isinstance(store, str) else store
+        return self
+
+    def run(self) -> AnalyzerContext:
+        return run_analysis(self.data, self.analyzers, self.previous, self.next)
+
+
+def _check(analyzers: list[Analyzer], df: DataFrame, out: dict[Analyzer, Metric]) -> list[Analyzer]:
+    ok = []
+    for a in analyzers:
+        try:
+            a.preconditions(df.schema)
+            ok.append(a)
+        except MetricError as exc:
+            out[a] = a.failure(str(exc))
+    return ok
+
+
+def _aggregate(df: DataFrame, exprs: dict[str, Column]) -> dict[str, Any]:
+    keys = list(exprs)
+    row = df.agg(*[exprs[k].alias(f"m{i}") for i, k in enumerate(keys)]).collect()[0]
+    return {k: row[i] for i, k in enumerate(keys)}
+
+
+def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
+                        out: dict[Analyzer, Metric]) -> dict[Analyzer, State]:
+    """States of all scan analyzers from one shared aggregation (failures isolated per analyzer)."""
+    exprs: dict[str, Column] = OrderedDict()
+    for a in analyzers:
+        exprs.update(a.aggregations())
+    if not exprs:
+        return {}
+    try:
+        row = _aggregate(df, exprs)
+        good = analyzers
+    except Exception:  # noqa: BLE001 - Spark raises many types; isolate the culprit below
+        row, good = {}, []
+        for a in analyzers:
+            try:
+                row.update(_aggregate(df, a.aggregations()))
+                good.append(a)
+            except Exception as exc:  # noqa: BLE001
+                out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+    return {a: a.state_from(row) for a in good}
+
+
+def compute_metrics(spark: SparkSession | None, analyzers: list[Analyzer], scan_states: dict[Analyzer, State],
+                    tables: dict[FrequencySpec, FrequencyState | None], out: dict[Analyzer, Metric]) -> None:
+    """Metrics from states; grouping analyzers sharing a table are answered by one aggregation over it."""
+    for a, state in scan_states.items():
+        out[a] = a.metric_from_state(state)
+    buckets: dict[FrequencySpec, list[GroupingAnalyzer]] = OrderedDict()
+    for a in analyzers:
+        if isinstance(a, GroupingAnalyzer) and a not in out:
+            buckets.setdefault(a.frequency_spec(), []).append(a)
+    for spec, members in buckets.items():
+        state = tables.get(spec)
+        if state is None:
+            for a in members:
+                out[a] = a.metric_from_state(None)
+            continue
+        exprs: dict[str, Column] = OrderedDict()
+        for a in members:
+            if not isinstance(a, MutualInformation):
+                exprs.update(a.table_aggregations())
+        try:
+            row = _aggregate(state.table, exprs) if exprs else {}
+            for a in members:
+                out[a] = a.metric_from_table(row, state)
+        except Exception as exc:  # noqa: BLE001
+            for a in members:
+                out.setdefault(a, a.failure(f"{a.spec()}: {spark_error_summary(exc)}"))
+
+
+def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSystemStateStore | None = None,
+                 save_to: FileSystemStateStore | None = None) -> AnalyzerContext:
+    """Compute the analyzers' metrics on ``df`` (merged with ``previous`` states), persisting to ``save_to``."""
+    analyzers = list(OrderedDict.fromkeys(analyzers))
+    out: dict[Analyzer, Metric] = {}
+    ok = _check(analyzers, df, out)
+    scan = [a for a in ok if isinstance(a, ScanAnalyzer)]
+    scan_states = compute_scan_states(df, scan, out)
+    if previous is not None:
+        for a, st in list(scan_states.items()):
+            old = previous.load(a.spec())
+            scan_states[a] = old.merge(st) if old is not None else st
+    specs = list(OrderedDict.fromkeys(a.frequency_spec() for a in ok if isinstance(a, GroupingAnalyzer)))
+    tables: dict[FrequencySpec, FrequencyState | None] = {}
+    spark = df.sparkSession
+    for spec in specs:
+        table = FrequencyState(spec.table(df), tuple(spec.names()))
+        if previous is not None:
+            old = previous.load(frequency_key(spec), spark)
+            if old is not None:
+                table = old.merge(table)
+        table.table.persist()
+        tables[spec] = table
+    try:
+        if save_to is not None:
+            for a, st in scan_states.items():
+                save_to.save(a.spec(), st)
+            for spec, table in tables.items():
+                save_to.save(frequency_key(spec), table)
+        compute_metrics(spark, ok, scan_states, tables, out)
+    finally:
+        for table in tables.values():
+            table.table.unpersist()
+    return AnalyzerContext(OrderedDict((a, out[a]) for a in analyzers))
+
+
+def run_on_aggregated_states(spark: SparkSession, analyzers: Iterable[Analyzer],
+                             stores: Iterable[FileSystemStateStore]) -> AnalyzerContext:
+    """Metrics of the union of several datasets (e.g. partitions) from their stored states alone, no scan."""
+    analyzers = list(OrderedDict.fromkeys(analyzers))
+    stores = list(stores)
+    out: dict[Analyzer, Metric] = {}
+    scan_states: dict[Analyzer, State] = {}
+    tables: dict[FrequencySpec, FrequencyState | None] = {}
+
+    def merged(key: str) -> State | None:
+        acc = None
+        for s in stores:
+            st = s.load(key, spark)
+            acc = st if acc is None else (acc.merge(st) if st is not None else acc)
+        return acc
+
+    for a in analyzers:
+        if isinstance(a, ScanAnalyzer):
+            st = merged(a.spec())
+            if st is None:
+                out[a] = a.failure(f"{a.spec()}: no stored state in any of the given stores")
+            else:
+                scan_states[a] = st
+        elif isinstance(a, GroupingAnalyzer):
+            spec = a.frequency_spec()
+            if spec not in tables:
+                tables[spec] = merged(frequency_key(spec))  # type: ignore[assignment]
+    compute_metrics(spark, analyzers, scan_states, tables, out)
+    return AnalyzerContext(OrderedDict((a, out[a]) for a in analyzers))
+
+
+
