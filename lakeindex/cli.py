@@ -233,6 +233,10 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-body-mb", type=int, default=16, help="request body size")
     sv.set_defaults(func=cmd_serve)
 
+    from lakeindex.cli_quality import add_quality_commands
+
+    add_quality_commands(sub)
+
     pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
     pat.add_argument("values", nargs="+")
     pat.add_argument("--tau", type=int, default=8)
@@ -242,9 +246,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lakeindex.checks.checks_file import ChecksFileError
     from lakeindex.index.build_options import BuildError
     from lakeindex.index.store import IndexError_
+    from lakeindex.lake.dataset import DatasetError
     from lakeindex.patterns.pattern import PatternError
+    from lakeindex.repository import RepositoryError
     from lakeindex.spark_session import SparkUnavailable
 
     args = build_parser().parse_args(argv)
@@ -252,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return func(args)
     except (UsageError, IndexError_, PatternError, BuildError, FileNotFoundError, ValueError,
-            SparkUnavailable) as exc:
+            SparkUnavailable, ChecksFileError, DatasetError, RepositoryError) as exc:
         print(json.dumps({"error": str(exc)}), file=sys.stderr)
         return EXIT_BAD_INPUT
 

@@ -1,0 +1,316 @@
+"""The Check builder (Deequ Table 1): chain constraints, each translated to a metric and an assertion.
+
+    Check("error", "orders").is_complete("id").is_unique("id").has_completeness("email", ">= 0.9")
+        .is_contained_in("status", ["new", "paid"]).is_non_negative("amount").is_less_than("start", "end")
+        .satisfies("amount < 1e6", "sane amounts").has_pattern("sku", r"^[A-Z]{3}-\\d{4}$")
+
+Assertions are a callable or a textual bound (``">= 0.9"``, see ``assertion.py``); row-level
+constraints default to ``== 1`` (all rows). Every method takes ``where=`` (a SQL filter) to restrict
+it to some rows. Null handling: is_non_negative/is_positive/is_in_range/is_contained_in skip nulls
+(completeness is its own constraint); comparisons of two columns treat a null side as a violation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.checks.assertion import parse_assertion
+from lakeindex.checks.constraint import AnomalyConstraint, Constraint, MetricConstraint
+from lakeindex.metrics import (
+    ApproxCountDistinct,
+    ApproxQuantile,
+    Completeness,
+    Compliance,
+    Correlation,
+    CountDistinct,
+    DataType,
+    Distinctness,
+    Entropy,
+    Histogram,
+    Maximum,
+    MaxLength,
+    Mean,
+    Minimum,
+    MinLength,
+    MutualInformation,
+    PatternMatch,
+    Size,
+    StandardDeviation,
+    Sum,
+    Uniqueness,
+    UniqueValueRatio,
+)
+from lakeindex.metrics.analyzer import Analyzer
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from lakeindex.anomaly import AnomalyDetectionStrategy
+
+AssertionLike = str | Callable[[Any], bool] | None
+LEVELS = ("error", "warning")
+DATA_TYPES = ("Integral", "Fractional", "Boolean", "String")
+
+
+def sql_ident(name: str) -> str:
+    """A column name quoted for Spark SQL."""
+    return "`" + name.replace("`", "``") + "`"
+
+
+def sql_literal(value: Any) -> str:
+    """A Spark SQL literal for a value from a user's list (strings escaped, never spliced raw)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "TRUE" if value else "FALSE"
+    if isinstance(value, int | float):
+        return repr(value)
+    text = str(value).replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{text}'"
+
+
+def _and(where: str | None, extra: str) -> str:
+    return extra if not where else f"({where}) AND ({extra})"
+
+
+class Check:
+    """A named group of constraints with a level: a failing check is an error or only a warning."""
+
+    def __init__(self, level: str = "error", description: str = "") -> None:
+        level = level.lower()
+        if level not in LEVELS:
+            raise ValueError(f"check level must be one of {LEVELS}, got {level!r}")
+        self.level = level
+        self.description = description
+        self.constraints: list[Constraint] = []
+
+    def _add(self, analyzer: Analyzer, assertion: AssertionLike, description: str, default: str = "== 1",
+             pick: Callable[[Any], Any] | None = None,
+             violations: Callable[[DataFrame], DataFrame] | None = None) -> Check:
+        a = parse_assertion(assertion, default)
+        self.constraints.append(MetricConstraint(analyzer, a, f"{description} {a}".strip() if assertion is not None
+                                                 else description, pick, violations))
+        return self
+
+    def add_constraint(self, constraint: Constraint) -> Check:
+        """Add a custom constraint (any object implementing the Constraint interface)."""
+        self.constraints.append(constraint)
+        return self
+
+    # dataset size
+    def has_size(self, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Size(where), assertion, "has_size")
+
+    # completeness
+    def is_complete(self, column: str, where: str | None = None) -> Check:
+        return self._add(Completeness(column, where), None, f"is_complete({column})",
+                         violations=_rows_where(where, f"{sql_ident(column)} IS NULL"))
+
+    def has_completeness(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Completeness(column, where), assertion, f"has_completeness({column})")
+
+    # uniqueness
+    def is_unique(self, column: str | Sequence[str], where: str | None = None) -> Check:
+        cols = _cols(column)
+        return self._add(Uniqueness(cols, where), None, f"is_unique({', '.join(cols)})",
+                         violations=_duplicates(cols, where))
+
+    def is_primary_key(self, column: str | Sequence[str], where: str | None = None) -> Check:
+        cols = _cols(column)
+        for c in cols:
+            self.is_complete(c, where)
+        return self.is_unique(cols, where)
+
+    def has_uniqueness(self, column: str | Sequence[str], assertion: AssertionLike, where: str | None = None) -> Check:
+        cols = _cols(column)
+        return self._add(Uniqueness(cols, where), assertion, f"has_uniqueness({', '.join(cols)})")
+
+    def has_distinctness(self, column: str | Sequence[str], assertion: AssertionLike,
+                         where: str | None = None) -> Check:
+        cols = _cols(column)
+        return self._add(Distinctness(cols, where), assertion, f"has_distinctness({', '.join(cols)})")
+
+    def has_unique_value_ratio(self, column: str | Sequence[str], assertion: AssertionLike,
+                               where: str | None = None) -> Check:
+        cols = _cols(column)
+        return self._add(UniqueValueRatio(cols, where), assertion, f"has_unique_value_ratio({', '.join(cols)})")
+
+    def has_count_distinct(self, column: str | Sequence[str], assertion: AssertionLike,
+                           where: str | None = None) -> Check:
+        cols = _cols(column)
+        return self._add(CountDistinct(cols, where), assertion, f"has_count_distinct({', '.join(cols)})")
+
+    def has_approx_count_distinct(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(ApproxCountDistinct(column, where), assertion, f"has_approx_count_distinct({column})")
+
+    # consistency
+    def has_data_type(self, column: str, type_name: str, assertion: AssertionLike = None,
+                      where: str | None = None) -> Check:
+        """Fraction of the non-null values having ``type_name`` (default: all of them)."""
+        if type_name not in DATA_TYPES:
+            raise ValueError(f"has_data_type: type must be one of {DATA_TYPES}, got {type_name!r}")
+
+        def pick(value: dict[str, Any]) -> float:
+            types = value["types"]
+            non_null = sum(t["absolute"] for name, t in types.items() if name != "Unknown")
+            return types[type_name]["absolute"] / non_null if non_null else 0.0
+
+        return self._add(DataType(column, where), assertion, f"has_data_type({column}, {type_name})", pick=pick)
+
+    def is_non_negative(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        return self._compliance(f"is_non_negative({column})", _numeric_test(column, ">= 0"), assertion, where)
+
+    def is_positive(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        return self._compliance(f"is_positive({column})", _numeric_test(column, "> 0"), assertion, where)
+
+    def is_in_range(self, column: str, lower: float, upper: float, assertion: AssertionLike = None,
+                    where: str | None = None) -> Check:
+        test = _numeric_test(column, f"BETWEEN {sql_literal(float(lower))} AND {sql_literal(float(upper))}")
+        return self._compliance(f"is_in_range({column}, {lower}, {upper})", test, assertion, where)
+
+    def is_contained_in(self, column: str, values: Sequence[Any], assertion: AssertionLike = None,
+                        where: str | None = None) -> Check:
+        """Fraction of the non-null values of ``column`` that are in ``values`` (default: all)."""
+        if not values:
+            raise ValueError(f"is_contained_in({column}): the allowed values are empty")
+        c = sql_ident(column)
+        listed = ", ".join(sql_literal(v) for v in values)
+        name = f"is_contained_in({column}, {list(values)[:10]}{'…' if len(values) > 10 else ''})"
+        predicate = f"CAST({c} AS STRING) IN ({', '.join(sql_literal(str(v)) for v in values)})" \
+            if all(isinstance(v, str) for v in values) else f"{c} IN ({listed})"
+        return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column)
+
+    def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        return self._compliance(f"is_less_than({a}, {b})", f"{sql_ident(a)} < {sql_ident(b)}", assertion, where)
+
+    def is_less_than_or_equal_to(self, a: str, b: str, assertion: AssertionLike = None,
+                                 where: str | None = None) -> Check:
+        return self._compliance(f"is_less_than_or_equal_to({a}, {b})", f"{sql_ident(a)} <= {sql_ident(b)}",
+                                assertion, where)
+
+    def is_greater_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        return self._compliance(f"is_greater_than({a}, {b})", f"{sql_ident(a)} > {sql_ident(b)}", assertion, where)
+
+    def is_greater_than_or_equal_to(self, a: str, b: str, assertion: AssertionLike = None,
+                                    where: str | None = None) -> Check:
+        return self._compliance(f"is_greater_than_or_equal_to({a}, {b})", f"{sql_ident(a)} >= {sql_ident(b)}",
+                                assertion, where)
+
+    def satisfies(self, predicate: str, name: str, assertion: AssertionLike = None,
+                  where: str | None = None) -> Check:
+        """Fraction of rows where the Spark SQL ``predicate`` is true (null counts as false)."""
+        return self._compliance(f"satisfies({name})", predicate, assertion, where, label=name)
+
+    def _compliance(self, description: str, predicate: str, assertion: AssertionLike, where: str | None,
+                    label: str | None = None, values_of: str | None = None) -> Check:
+        analyzer = Compliance(label or description, predicate, where)
+        return self._add(analyzer, assertion, description, violations=_non_compliant(predicate, where, values_of))
+
+    def has_pattern(self, column: str, pattern: str, assertion: AssertionLike = None, name: str | None = None,
+                    where: str | None = None) -> Check:
+        """Fraction of non-null values in which the (Java) regex is found: anchor it with ^…$ for a full match."""
+        return self._add(PatternMatch(column, pattern, where), assertion, name or f"has_pattern({column}, {pattern})",
+                         violations=_pattern_misses(column, pattern, where))
+
+    # statistics
+    def has_min(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Minimum(column, where), assertion, f"has_min({column})")
+
+    def has_max(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Maximum(column, where), assertion, f"has_max({column})")
+
+    def has_mean(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Mean(column, where), assertion, f"has_mean({column})")
+
+    def has_sum(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Sum(column, where), assertion, f"has_sum({column})")
+
+    def has_standard_deviation(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(StandardDeviation(column, where), assertion, f"has_standard_deviation({column})")
+
+    def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(MinLength(column, where), assertion, f"has_min_length({column})")
+
+    def has_max_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(MaxLength(column, where), assertion, f"has_max_length({column})")
+
+    def has_approx_quantile(self, column: str, quantile: float, assertion: AssertionLike,
+                            where: str | None = None) -> Check:
+        return self._add(ApproxQuantile(column, quantile, where), assertion,
+                         f"has_approx_quantile({column}, {quantile})")
+
+    def has_entropy(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Entropy(column, where), assertion, f"has_entropy({column})")
+
+    def has_mutual_information(self, a: str, b: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(MutualInformation((a, b), where), assertion, f"has_mutual_information({a}, {b})")
+
+    def has_correlation(self, a: str, b: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        return self._add(Correlation(a, b, where), assertion, f"has_correlation({a}, {b})")
+
+    def has_histogram_values(self, column: str, assertion: Callable[[dict[str, Any]], bool],
+                             max_bins: int = 1000, where: str | None = None) -> Check:
+        """``assertion`` receives ``{value: {"absolute": n, "ratio": r}}`` (nulls as ``NullValue``)."""
+        return self._add(Histogram(column, max_bins=max_bins, where=where), assertion,
+                         f"has_histogram_values({column})", pick=lambda v: v["bins"])
+
+    # time
+    def has_no_anomalies(self, analyzer: Analyzer, strategy: AnomalyDetectionStrategy) -> Check:
+        """The metric must not be anomalous against its history in the suite's metrics repository."""
+        self.constraints.append(AnomalyConstraint(analyzer, strategy, f"has_no_anomalies({analyzer.spec()})"))
+        return self
+
+    def analyzers(self) -> list[Analyzer]:
+        return [a for c in self.constraints for a in c.analyzers()]
+
+
+def _cols(column: str | Sequence[str]) -> tuple[str, ...]:
+    return (column,) if isinstance(column, str) else tuple(column)
+
+
+def _numeric_test(column: str, test: str) -> str:
+    """``column <test>`` on the numeric value, nulls passing; strings are parsed (try_cast: no ANSI error)."""
+    c = sql_ident(column)
+    return f"{c} IS NULL OR TRY_CAST({c} AS DOUBLE) {test}"
+
+
+def _rows_where(where: str | None, bad: str) -> Callable[[DataFrame], DataFrame]:
+    def query(df: DataFrame) -> DataFrame:
+        return df.where(_and(where, bad))
+    return query
+
+
+def _non_compliant(predicate: str, where: str | None, values_of: str | None) -> Callable[[DataFrame], DataFrame]:
+    def query(df: DataFrame) -> DataFrame:
+        bad = df.where(_and(where, f"NOT COALESCE(CAST(({predicate}) AS BOOLEAN), FALSE)"))
+        if values_of is None:
+            return bad
+        from pyspark.sql import functions as F
+
+        c = F.col(sql_ident(values_of))
+        return bad.groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
+    return query
+
+
+def _pattern_misses(column: str, pattern: str, where: str | None) -> Callable[[DataFrame], DataFrame]:
+    def query(df: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        c = F.col(sql_ident(column))
+        if where:
+            df = df.where(where)
+        bad = df.where(c.isNotNull() & ~F.coalesce(c.cast("string").rlike(pattern), F.lit(False)))
+        return bad.groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
+    return query
+
+
+def _duplicates(cols: tuple[str, ...], where: str | None) -> Callable[[DataFrame], DataFrame]:
+    def query(df: DataFrame) -> DataFrame:
+        from pyspark.sql import functions as F
+
+        if where:
+            df = df.where(where)
+        keys = [F.col(sql_ident(c)) for c in cols]
+        return df.groupBy(*keys).count().where(F.col("count") > 1).orderBy(F.col("count").desc())
+    return query

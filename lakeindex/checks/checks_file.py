@@ -1,0 +1,120 @@
+"""Load checks from a file: JSON (data, safe to accept from anyone) or Python (code the user trusts).
+
+JSON form — each constraint's ``type`` is a Check method, the other keys its keyword arguments::
+
+    {"checks": [{"level": "error", "description": "orders",
+                 "constraints": [{"type": "is_complete", "column": "id"},
+                                 {"type": "has_completeness", "column": "email", "assertion": ">= 0.9"},
+                                 {"type": "is_contained_in", "column": "status", "values": ["new", "paid"]},
+                                 {"type": "has_no_anomalies", "analyzer": {"type": "Size"},
+                                  "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3}}]}]}
+
+Python form: a module defining ``checks`` (a list of Check, or a function of no arguments returning one),
+run with ``runpy`` like a pytest conftest — only for files the user wrote.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import runpy
+from pathlib import Path
+from typing import Any
+
+from lakeindex.checks.check import Check
+from lakeindex.metrics.analyzer import Analyzer
+
+
+class ChecksFileError(ValueError):
+    """The checks file is malformed; the message names the check and constraint."""
+
+
+_NOT_CONSTRAINTS = {"add_constraint", "analyzers"}
+
+
+def constraint_types() -> list[str]:
+    return sorted(n for n, f in inspect.getmembers(Check, inspect.isfunction)
+                  if not n.startswith("_") and n not in _NOT_CONSTRAINTS)
+
+
+def analyzer_from_dict(spec: dict[str, Any] | str) -> Analyzer:
+    """An analyzer from ``{"type": "Mean", "column": "x"}`` (or just ``"Size"``)."""
+    import lakeindex.metrics as metrics
+
+    if isinstance(spec, str):
+        spec = {"type": spec}
+    if not isinstance(spec, dict) or "type" not in spec:
+        raise ChecksFileError(f"analyzer must be an object with a 'type', got {spec!r}")
+    kwargs = dict(spec)
+    name = kwargs.pop("type")
+    cls = getattr(metrics, name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Analyzer)):
+        names = sorted(n for n in metrics.__all__ if isinstance(getattr(metrics, n), type)
+                       and issubclass(getattr(metrics, n), Analyzer) and n != "Analyzer")
+        raise ChecksFileError(f"unknown analyzer type {name!r}; one of {', '.join(names)}")
+    for k, v in list(kwargs.items()):
+        if isinstance(v, list):
+            kwargs[k] = tuple(v)
+    try:
+        return cls(**kwargs)
+    except TypeError as exc:
+        raise ChecksFileError(f"analyzer {name}: {exc}") from exc
+
+
+def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
+    """Checks from the parsed JSON document (see the module docstring)."""
+    from lakeindex.anomaly import strategy_from_dict
+
+    if not isinstance(doc, dict) or not isinstance(doc.get("checks"), list):
+        raise ChecksFileError('expected an object {"checks": [...]}')
+    valid = constraint_types()
+    out = []
+    for i, spec in enumerate(doc["checks"]):
+        where = f"checks[{i}]"
+        if not isinstance(spec, dict):
+            raise ChecksFileError(f"{where}: expected an object")
+        try:
+            check = Check(spec.get("level", "error"), spec.get("description", f"check {i}"))
+        except ValueError as exc:
+            raise ChecksFileError(f"{where}: {exc}") from exc
+        for j, c in enumerate(spec.get("constraints") or []):
+            cwhere = f"{where}.constraints[{j}]"
+            if not isinstance(c, dict) or c.get("type") not in valid:
+                raise ChecksFileError(f"{cwhere}: 'type' must be one of {', '.join(valid)}; got {c!r}")
+            kwargs = {k: v for k, v in c.items() if k != "type"}
+            try:
+                if c["type"] == "has_no_anomalies":
+                    check.has_no_anomalies(analyzer_from_dict(kwargs.get("analyzer")),
+                                           strategy_from_dict(kwargs.get("strategy") or {}))
+                else:
+                    getattr(check, c["type"])(**kwargs)
+            except (TypeError, ValueError) as exc:
+                raise ChecksFileError(f"{cwhere} ({c['type']}): {exc}") from exc
+        out.append(check)
+    return out
+
+
+def load_checks(path: str | Path) -> list[Check]:
+    """Checks from a ``.json`` or ``.py`` file."""
+    path = Path(path)
+    if not path.is_file():
+        raise ChecksFileError(f"{path}: no such file")
+    if path.suffix == ".json":
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise ChecksFileError(f"{path}: not valid JSON ({exc})") from exc
+        try:
+            return checks_from_dict(doc)
+        except ChecksFileError as exc:
+            raise ChecksFileError(f"{path}: {exc}") from exc
+    if path.suffix == ".py":
+        namespace = runpy.run_path(str(path))
+        checks = namespace.get("checks")
+        if callable(checks):
+            checks = checks()
+        if not isinstance(checks, list | tuple) or not all(isinstance(c, Check) for c in checks):
+            raise ChecksFileError(f"{path}: must define `checks`, a list of lakeindex.checks.Check "
+                                  "(or a function returning one)")
+        return list(checks)
+    raise ChecksFileError(f"{path}: checks must be a .json or .py file")

@@ -1,0 +1,166 @@
+"""Constraints: an assertion over a metric, and for row-level constraints the query for offending rows.
+
+A constraint never computes its metric itself: the verification suite collects every constraint's
+analyzers and runs them in the shared passes. Only a *failed* row-level constraint costs one more
+small query (``LIMIT n``) to show offending rows or values — Deequ reports only the metric, and users
+asked to see the bad data.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.checks.assertion import Assertion
+from lakeindex.metrics.analyzer import Analyzer
+from lakeindex.metrics.metric import Metric
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from lakeindex.anomaly import AnomalyDetectionStrategy
+    from lakeindex.repository import FileSystemMetricsRepository, ResultKey
+
+SUCCESS, FAILURE = "Success", "Failure"
+
+
+def json_value(v: Any) -> Any:
+    """A JSON-safe rendering of a Spark row value."""
+    if v is None or isinstance(v, bool | int | str):
+        return v
+    if isinstance(v, float):
+        return v if math.isfinite(v) else str(v)
+    if isinstance(v, decimal.Decimal):
+        return float(v)
+    if isinstance(v, dt.date | dt.datetime):
+        return v.isoformat()
+    if isinstance(v, bytes | bytearray):
+        return v.hex()
+    return str(v)
+
+
+@dataclass
+class ConstraintResult:
+    """Outcome of one constraint: status, the metric it judged, a message, and offending samples if any."""
+
+    constraint: str
+    status: str
+    message: str | None = None
+    metric: Metric | None = None
+    samples: list[dict[str, Any]] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"constraint": self.constraint, "status": self.status}
+        if self.message:
+            out["message"] = self.message
+        if self.metric is not None:
+            out["metric"] = self.metric.to_dict()
+        if self.samples is not None:
+            out["offending_samples"] = self.samples
+        return out
+
+
+@dataclass
+class EvaluationContext:
+    """What a constraint may consult beyond this run's metrics: the repository history, for anomaly checks."""
+
+    repository: FileSystemMetricsRepository | None = None
+    dataset: str | None = None
+    result_key: ResultKey | None = None
+
+
+class Constraint:
+    """Base: the analyzers it needs and how to judge their metrics."""
+
+    description: str
+
+    def analyzers(self) -> list[Analyzer]:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def evaluate(self, metrics: dict[Analyzer, Metric], ctx: EvaluationContext) -> ConstraintResult:
+        raise NotImplementedError  # pragma: no cover
+
+    def offending(self, df: DataFrame, n: int) -> list[dict[str, Any]] | None:
+        """A few offending rows or values when the constraint is row-level, else None."""
+        return None
+
+
+@dataclass
+class MetricConstraint(Constraint):
+    """``assertion(pick(metric value))`` must hold; ``violations`` builds the offending-rows query."""
+
+    analyzer: Analyzer
+    assertion: Assertion
+    description: str
+    pick: Callable[[Any], Any] | None = None
+    violations: Callable[[DataFrame], DataFrame] | None = field(default=None, repr=False)
+
+    def analyzers(self) -> list[Analyzer]:
+        return [self.analyzer]
+
+    def evaluate(self, metrics: dict[Analyzer, Metric], ctx: EvaluationContext) -> ConstraintResult:
+        metric = metrics.get(self.analyzer)
+        if metric is None or not metric.ok:
+            reason = metric.error if metric is not None else "metric was not computed"
+            return ConstraintResult(self.description, FAILURE, f"metric could not be computed: {reason}", metric)
+        try:
+            value = self.pick(metric.value) if self.pick else metric.value
+            held = self.assertion(value)
+        except Exception as exc:  # noqa: BLE001 - a user assertion may raise anything
+            return ConstraintResult(self.description, FAILURE, f"assertion raised {type(exc).__name__}: {exc}",
+                                    metric)
+        if held:
+            return ConstraintResult(self.description, SUCCESS, None, metric)
+        shown = value if not isinstance(value, float) else round(value, 6)
+        return ConstraintResult(self.description, FAILURE,
+                                f"value {shown} does not meet the constraint requirement ({self.assertion})", metric)
+
+    def offending(self, df: DataFrame, n: int) -> list[dict[str, Any]] | None:
+        if self.violations is None:
+            return None
+        rows = self.violations(df).limit(n).collect()
+        return [{k: json_value(v) for k, v in r.asDict().items()} for r in rows]
+
+
+@dataclass
+class AnomalyConstraint(Constraint):
+    """The metric of this run must not be an anomaly against its history in the metrics repository."""
+
+    analyzer: Analyzer
+    strategy: AnomalyDetectionStrategy
+    description: str
+
+    def analyzers(self) -> list[Analyzer]:
+        return [self.analyzer]
+
+    def evaluate(self, metrics: dict[Analyzer, Metric], ctx: EvaluationContext) -> ConstraintResult:
+        from lakeindex.anomaly import AnomalyDetector, DataPoint
+
+        metric = metrics.get(self.analyzer)
+        if metric is None or not metric.ok or not isinstance(metric.value, int | float):
+            reason = metric.error if metric is not None else "metric was not computed"
+            return ConstraintResult(self.description, FAILURE, f"metric could not be computed: {reason}", metric)
+        if ctx.repository is None or ctx.dataset is None or ctx.result_key is None:
+            return ConstraintResult(self.description, FAILURE,
+                                    "has_no_anomalies needs a metrics repository, a dataset name and a result key "
+                                    "(VerificationSuite.use_repository(repo, dataset).save_or_append_result(key))",
+                                    metric)
+        now = ctx.result_key.timestamp_ms
+        history = [DataPoint(k.timestamp_ms, float(m.value))
+                   for k, m in ctx.repository.series(ctx.dataset, self.analyzer.spec())
+                   if k.timestamp_ms < now and isinstance(m.value, int | float)]
+        if not history:
+            return ConstraintResult(self.description, SUCCESS, "no history yet: nothing to compare with", metric)
+        try:
+            result = AnomalyDetector(self.strategy).is_new_point_anomalous(history, DataPoint(now, float(metric.value)))
+        except ValueError as exc:
+            return ConstraintResult(self.description, FAILURE, f"anomaly detection failed: {exc}", metric)
+        if not result.is_anomalous:
+            return ConstraintResult(self.description, SUCCESS, None, metric)
+        details = "; ".join(a.detail for a in result.anomalies)
+        return ConstraintResult(self.description, FAILURE,
+                                f"anomaly against {len(history)} earlier results: {details}", metric)

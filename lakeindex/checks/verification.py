@@ -1,0 +1,156 @@
+"""VerificationSuite: run checks on a DataFrame with all needed metrics computed in shared passes.
+
+    result = (VerificationSuite().on_data(df).add_check(check)
+              .use_repository(repo, "orders").save_or_append_result(ResultKey.now({"day": "2026-11-21"}))
+              .run())
+    result.status, result.to_dict(), result.as_dataframe(spark)
+
+Status is ``Success``, ``Warning`` (only warning-level checks failed) or ``Error``. Metrics are saved to
+the repository (when given) after the checks are evaluated, so anomaly checks compare the new value
+with the history before it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.checks.check import Check
+from lakeindex.checks.constraint import FAILURE, SUCCESS, ConstraintResult, EvaluationContext
+from lakeindex.metrics.analyzer import Analyzer
+from lakeindex.metrics.context import AnalyzerContext
+from lakeindex.metrics.runner import run_analysis
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
+
+    from lakeindex.metrics.state_store import FileSystemStateStore
+    from lakeindex.repository import FileSystemMetricsRepository, ResultKey
+
+STATUS_ORDER = {"Success": 0, "Warning": 1, "Error": 2}
+
+
+@dataclass
+class CheckResult:
+    """One check's status and its constraints' results."""
+
+    check: Check
+    status: str
+    constraint_results: list[ConstraintResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"description": self.check.description, "level": self.check.level, "status": self.status,
+                "constraints": [c.to_dict() for c in self.constraint_results]}
+
+
+@dataclass
+class VerificationResult:
+    """Overall status, per-check results and all metrics computed."""
+
+    status: str
+    check_results: list[CheckResult]
+    metrics: AnalyzerContext
+    saved_to: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {"status": self.status, "checks": [c.to_dict() for c in self.check_results],
+               "metrics": self.metrics.to_dicts()}
+        if self.saved_to:
+            out["saved_to"] = self.saved_to
+        return out
+
+    def as_dataframe(self, spark: SparkSession) -> DataFrame:
+        """One row per constraint: check, level, check status, constraint, status, message, metric value."""
+        import json
+
+        rows = []
+        for cr in self.check_results:
+            for r in cr.constraint_results:
+                value = r.metric.value if r.metric is not None else None
+                rows.append((cr.check.description, cr.check.level, cr.status, r.constraint, r.status, r.message,
+                             float(value) if isinstance(value, int | float) else None,
+                             json.dumps(r.samples) if r.samples is not None else None))
+        schema = ("check string, check_level string, check_status string, constraint string, "
+                  "constraint_status string, message string, metric_value double, offending_samples string")
+        return spark.createDataFrame(rows, schema)
+
+
+class VerificationSuite:
+    """Builder for a verification run (Deequ's ``VerificationSuite().onData(df).addCheck(...).run()``)."""
+
+    def __init__(self) -> None:
+        self.data: DataFrame | None = None
+        self.checks: list[Check] = []
+        self.extra_analyzers: list[Analyzer] = []
+        self.repository: FileSystemMetricsRepository | None = None
+        self.dataset: str | None = None
+        self.result_key: ResultKey | None = None
+        self.sample_size = 5
+        self.previous_states: FileSystemStateStore | None = None
+        self.next_states: FileSystemStateStore | None = None
+
+    def on_data(self, df: DataFrame) -> VerificationSuite:
+        self.data = df
+        return self
+
+    def add_check(self, check: Check) -> VerificationSuite:
+        self.checks.append(check)
+        return self
+
+    def add_checks(self, checks: Iterable[Check]) -> VerificationSuite:
+        self.checks.extend(checks)
+        return self
+
+    def add_required_analyzers(self, analyzers: Iterable[Analyzer]) -> VerificationSuite:
+        """Compute (and store) these metrics too, though no check uses them."""
+        self.extra_analyzers.extend(analyzers)
+        return self
+
+    def use_repository(self, repository: FileSystemMetricsRepository, dataset: str) -> VerificationSuite:
+        self.repository, self.dataset = repository, dataset
+        return self
+
+    def save_or_append_result(self, key: ResultKey) -> VerificationSuite:
+        self.result_key = key
+        return self
+
+    def with_offending_samples(self, n: int) -> VerificationSuite:
+        """How many offending rows/values to show per failed row-level constraint (0 disables the queries)."""
+        self.sample_size = max(0, int(n))
+        return self
+
+    def aggregate_with(self, store: FileSystemStateStore | None) -> VerificationSuite:
+        """Check D ∪ ΔD: merge stored states of earlier data (metrics then cover all of it)."""
+        self.previous_states = store
+        return self
+
+    def save_states_with(self, store: FileSystemStateStore | None) -> VerificationSuite:
+        self.next_states = store
+        return self
+
+    def run(self) -> VerificationResult:
+        if self.data is None:
+            raise ValueError("VerificationSuite: call on_data(df) before run()")
+        if self.result_key is not None and self.repository is None:
+            raise ValueError("VerificationSuite: save_or_append_result needs use_repository(repo, dataset)")
+        analyzers = [a for c in self.checks for a in c.analyzers()] + self.extra_analyzers
+        context = run_analysis(self.data, analyzers, self.previous_states, self.next_states)
+        ctx = EvaluationContext(self.repository, self.dataset, self.result_key)
+        check_results = []
+        for check in self.checks:
+            results = []
+            for constraint in check.constraints:
+                r = constraint.evaluate(context.metric_map, ctx)
+                if r.status == FAILURE and self.sample_size and r.metric is not None and r.metric.ok:
+                    r.samples = constraint.offending(self.data, self.sample_size)
+                results.append(r)
+            ok = all(r.status == SUCCESS for r in results)
+            status = "Success" if ok else ("Error" if check.level == "error" else "Warning")
+            check_results.append(CheckResult(check, status, results))
+        status = max((c.status for c in check_results), key=STATUS_ORDER.__getitem__, default="Success")
+        saved = None
+        if self.repository is not None and self.result_key is not None:
+            saved = self.repository.save(self.dataset, self.result_key, context.metrics())
+        return VerificationResult(status, check_results, context, saved)

@@ -1,0 +1,103 @@
+"""``lakeindex check | profile | suggest | metrics``: the Deequ-style quality commands (JSON on stdout).
+
+``check`` exits 0 when every error-level check passes (warnings are reported, not fatal), 1 when an
+error-level check fails, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+EXIT_OK, EXIT_FLAGGED = 0, 1
+
+
+def _print(obj: object) -> None:
+    print(json.dumps(obj, indent=2, sort_keys=False, ensure_ascii=False, default=str))
+
+
+def parse_tags(pairs: list[str] | None) -> dict[str, str]:
+    """``k=v`` pairs from the command line."""
+    tags = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise ValueError(f"--tag {p!r}: expected key=value")
+        k, v = p.split("=", 1)
+        tags[k] = v
+    return tags
+
+
+def _data(args: argparse.Namespace) -> Any:
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.spark_session import get_spark
+
+    spark = get_spark(getattr(args, "master", None), "lakeindex-quality")
+    return read_dataset(spark, args.data, args.format, infer_schema=not args.no_infer_schema)
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    from lakeindex.checks import VerificationSuite, load_checks
+    from lakeindex.repository import FileSystemMetricsRepository, ResultKey
+
+    checks = load_checks(args.checks)  # validate the file before starting Spark
+    if bool(args.repo) != bool(args.dataset):
+        raise ValueError("--repo and --dataset go together")
+    suite = VerificationSuite().on_data(_data(args)).add_checks(checks).with_offending_samples(args.samples)
+    if args.repo:
+        ts = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
+        suite.use_repository(FileSystemMetricsRepository(args.repo), args.dataset) \
+             .save_or_append_result(ResultKey(ts, parse_tags(args.tag)))
+    result = suite.run()
+    _print(result.to_dict())
+    return EXIT_FLAGGED if result.status == "Error" else EXIT_OK
+
+
+def cmd_metrics(args: argparse.Namespace) -> int:
+    from lakeindex.repository import FileSystemMetricsRepository
+
+    q = FileSystemMetricsRepository(args.repo).load()
+    if args.dataset:
+        q = q.for_dataset(args.dataset)
+    if args.tag:
+        q = q.with_tag_values(parse_tags(args.tag))
+    if args.after is not None:
+        q = q.after(args.after)
+    if args.before is not None:
+        q = q.before(args.before)
+    if args.analyzer:
+        q = q.for_analyzers(args.analyzer)
+    for row in q.get_rows():
+        print(json.dumps(row, ensure_ascii=False, default=str))
+    return EXIT_OK
+
+
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
+    p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None,
+                   help="default: from the file extensions")
+    p.add_argument("--no-infer-schema", action="store_true", help="read CSV/TSV columns as strings")
+    p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
+
+
+def add_quality_commands(sub: argparse._SubParsersAction) -> None:
+    """Register the quality subcommands on the main parser."""
+    ck = sub.add_parser("check", help="verify declarative checks on a dataset (exit 0 pass, 1 error, 2 bad input)")
+    add_data_arguments(ck)
+    ck.add_argument("--checks", required=True, help="checks file: .json (constraints as data) or .py (defines checks)")
+    ck.add_argument("--repo", default=None, help="metrics repository directory: store this run's metrics there")
+    ck.add_argument("--dataset", default=None, help="dataset name in the repository")
+    ck.add_argument("--tag", action="append", help="result tag key=value (repeatable)")
+    ck.add_argument("--timestamp", type=int, default=None, help="result time in ms since the epoch (default now)")
+    ck.add_argument("--samples", type=int, default=5, help="offending rows/values shown per failed constraint")
+    ck.set_defaults(func=cmd_check)
+
+    mt = sub.add_parser("metrics", help="query a metrics repository (JSON lines, one metric per line)")
+    mt.add_argument("--repo", required=True)
+    mt.add_argument("--dataset", default=None)
+    mt.add_argument("--tag", action="append", help="key=value (repeatable; all must match)")
+    mt.add_argument("--after", type=int, default=None, help="from this time (ms, inclusive)")
+    mt.add_argument("--before", type=int, default=None, help="up to this time (ms, inclusive)")
+    mt.add_argument("--analyzer", action="append", help="analyzer name or spec, e.g. Size or \"Mean(column='x', ...)\"")
+    mt.set_defaults(func=cmd_metrics)
