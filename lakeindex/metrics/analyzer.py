@@ -96,6 +96,10 @@ class ScanAnalyzer(Analyzer):
         """Aggregate expressions keyed by a canonical text so the runner computes each once."""
         raise NotImplementedError
 
+    def projections(self) -> dict[str, Column]:
+        """Per-row expressions computed once before the aggregation (named; aggregations refer to them)."""
+        return {}
+
     def state_from(self, row: dict[str, Any]) -> State | None:  # pragma: no cover - abstract
         """The state from the aggregated values (``row`` maps the keys of ``aggregations``)."""
         raise NotImplementedError

@@ -89,7 +89,9 @@ def _check(analyzers: list[Analyzer], df: DataFrame, out: dict[Analyzer, Metric]
     return ok
 
 
-def _aggregate(df: DataFrame, exprs: dict[str, Column]) -> dict[str, Any]:
+def _aggregate(df: DataFrame, exprs: dict[str, Column], projections: dict[str, Column] | None = None) -> dict[str, Any]:
+    if projections:  # computed once per row, shared by every aggregate reading them
+        df = df.select("*", *[e.alias(k) for k, e in projections.items()])
     keys = list(exprs)
     row = df.agg(*[exprs[k].alias(f"m{i}") for i, k in enumerate(keys)]).collect()[0]
     return {k: row[i] for i, k in enumerate(keys)}
@@ -99,18 +101,20 @@ def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
                         out: dict[Analyzer, Metric]) -> dict[Analyzer, State]:
     """States of all scan analyzers from one shared aggregation (failures isolated per analyzer)."""
     exprs: dict[str, Column] = OrderedDict()
+    projections: dict[str, Column] = OrderedDict()
     for a in analyzers:
         exprs.update(a.aggregations())
+        projections.update(a.projections())
     if not exprs:
         return {}
     try:
-        row = _aggregate(df, exprs)
+        row = _aggregate(df, exprs, projections)
         good = analyzers
     except Exception:  # noqa: BLE001 - Spark raises many types; isolate the culprit below
         row, good = {}, []
         for a in analyzers:
             try:
-                row.update(_aggregate(df, a.aggregations()))
+                row.update(_aggregate(df, a.aggregations(), a.projections()))
                 good.append(a)
             except Exception as exc:  # noqa: BLE001
                 out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
@@ -161,7 +165,13 @@ def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSys
     tables: dict[FrequencySpec, FrequencyState | None] = {}
     spark = df.sparkSession
     for spec in specs:
-        table = FrequencyState(spec.table(df), tuple(spec.names()))
+        try:
+            table = FrequencyState(spec.table(df), tuple(spec.names()))
+        except Exception as exc:  # noqa: BLE001 - a bad where/bin expression fails the analyzers of this table only
+            for a in ok:
+                if isinstance(a, GroupingAnalyzer) and a.frequency_spec() == spec:
+                    out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+            continue
         if previous is not None:
             old = previous.load(frequency_key(spec), spark)
             if old is not None:
