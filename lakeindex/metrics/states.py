@@ -10,6 +10,7 @@ sketches (what Spark's ``hll_sketch_agg``/``kll_sketch_agg_double`` produce), me
 from __future__ import annotations
 
 import base64
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
@@ -55,7 +56,10 @@ class Extreme(State):
         vals = [v for v in (self.value, other.value) if v is not None]
         if not vals:
             return self
-        return Extreme(max(vals) if self.is_max else min(vals), self.is_max)
+        # NaN is Spark's largest double (max is NaN if any value is, min skips it); Python's min/max would
+        # depend on the merge order instead
+        pick = max if self.is_max else min
+        return Extreme(pick(vals, key=lambda v: (math.isnan(v), v)), self.is_max)
 
 
 @dataclass(frozen=True)
