@@ -150,7 +150,8 @@ class HllSketch(State):
 
     def relative_error(self) -> float:
         """Bound of the estimate's relative error at two standard deviations."""
-        return ds.hll_sketch.get_rel_err(True, True, HLL_LG_K, 2)
+        # get_rel_err is signed (negative for the upper bound): report the larger side as a positive bound
+        return max(abs(ds.hll_sketch.get_rel_err(upper, True, HLL_LG_K, 2)) for upper in (True, False))
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "sketch": base64.b64encode(self.sketch).decode("ascii")}
