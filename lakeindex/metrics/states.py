@@ -173,7 +173,9 @@ class KllSketch(State):
         return ds.kll_doubles_sketch.deserialize(self.sketch).n
 
     def quantiles(self, qs: list[float]) -> list[float]:
-        return list(ds.kll_doubles_sketch.deserialize(self.sketch).get_quantiles(qs))
+        # inclusive ranks: the smallest value v with rank(v) >= q, as Spark's kll_sketch_get_quantile_double and
+        # percentile_approx (the Python binding defaults to exclusive ranks, which gives 3, not 2, as median of 1..4)
+        return list(ds.kll_doubles_sketch.deserialize(self.sketch).get_quantiles(qs, inclusive=True))
 
     def to_dict(self) -> dict[str, Any]:
         return {"kind": self.kind, "sketch": base64.b64encode(self.sketch).decode("ascii")}
