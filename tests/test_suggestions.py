@@ -1,0 +1,171 @@
+"""Constraint suggestion: each rule fires on its fixture column only, with the right bounds, code and JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from lakeindex.profiling import ColumnProfile, DatasetProfile
+from lakeindex.suggestions import (
+    DEFAULT_RULES,
+    EXTENDED_RULES,
+    ConstraintSuggestionRunner,
+    RetainCompletenessRule,
+    Suggestion,
+    UniqueIfApproximatelyUniqueRule,
+    suggest_constraints,
+    suggestions_to_check_json,
+    wilson_lower_bound,
+)
+from tests.test_profiling import shared_data
+
+Z = 1.959963984540054
+
+
+@pytest.fixture(scope="module")
+def data(spark):
+    return shared_data(spark)
+
+
+@pytest.fixture(scope="module")
+def suggestions(data) -> list[Suggestion]:
+    return suggest_constraints(data[1])
+
+
+def by_column(suggestions: list[Suggestion]) -> dict[str, dict[str, Suggestion]]:
+    out: dict[str, dict[str, Suggestion]] = {}
+    for s in suggestions:
+        out.setdefault(s.column, {})[s.rule] = s
+    return out
+
+
+def test_each_rule_fires_on_its_columns_only(suggestions):
+    fired = {c: sorted(rules) for c, rules in by_column(suggestions).items()}
+    assert fired == {
+        "id": ["CompleteIfCompleteRule", "UniqueIfApproximatelyUniqueRule"],
+        "amount": ["CompleteIfCompleteRule", "NonNegativeNumbersRule", "RetainTypeRule"],
+        "frac": ["CompleteIfCompleteRule", "NonNegativeNumbersRule", "RetainTypeRule",
+                 "UniqueIfApproximatelyUniqueRule"],
+        "score": ["CompleteIfCompleteRule", "UniqueIfApproximatelyUniqueRule"],  # negative: no is_non_negative
+        "ctrl": ["CategoricalRangeRule", "CompleteIfCompleteRule", "NonNegativeNumbersRule"],
+        "flag": ["CompleteIfCompleteRule", "RetainTypeRule"],
+        "cat": ["CategoricalRangeRule", "CompleteIfCompleteRule"],
+        "outl": ["CompleteIfCompleteRule", "FractionalCategoricalRangeRule"],
+        "partial": ["CategoricalRangeRule", "RetainCompletenessRule"],
+    }  # the all-null column gets nothing
+
+
+def test_retain_completeness_uses_the_wilson_lower_bound(suggestions):
+    s = by_column(suggestions)["partial"]["RetainCompletenessRule"]
+    # Wilson score lower bound of 36/40 at 95%: 0.7695, rounded down
+    assert wilson_lower_bound(0.9, 40) == pytest.approx(0.76948, abs=1e-4)
+    assert s.constraint == {"type": "has_completeness", "column": "partial", "assertion": ">= 0.76"}
+    assert s.code == '.has_completeness("partial", ">= 0.76")'
+    assert s.current_value["completeness"] == pytest.approx(0.9) and s.current_value["num_records"] == 40
+    assert "0.9" in s.description and "36 of 40" in s.description
+
+
+def test_wilson_bound_is_below_the_observation_and_above_wald_near_one():
+    for n in (5, 40, 1000, 10**6):
+        for k in (1, n // 3, n - 1):
+            p = k / n
+            assert 0.0 <= wilson_lower_bound(p, n) < p
+    assert wilson_lower_bound(1.0, 40) == pytest.approx(40 / (40 + Z * Z))
+    p, n = 0.99, 50  # the normal approximation is over-confident near 1; Wilson is more cautious there
+    assert wilson_lower_bound(p, n) < p - Z * math.sqrt(p * (1 - p) / n)
+
+
+def test_vacuous_completeness_bound_is_not_suggested():
+    col = ColumnProfile("sparse", "string", "String", True, 20, 1, 0.05, 1, 0.03)
+    profile = DatasetProfile(20, {"sparse": col}, 1, 120)
+    assert wilson_lower_bound(0.05, 20) < 0.01  # ">= 0.00" would assert nothing
+    assert not RetainCompletenessRule().applies(col, profile)
+
+
+def test_type_rule(suggestions):
+    cols = by_column(suggestions)
+    assert cols["frac"]["RetainTypeRule"].constraint == {"type": "has_data_type", "column": "frac",
+                                                         "type_name": "Fractional"}
+    assert cols["flag"]["RetainTypeRule"].code == '.has_data_type("flag", "Boolean")'
+    # amount mixes 30 Integral and 10 Fractional strings: has_data_type counts exact types, so assert the share
+    mixed = cols["amount"]["RetainTypeRule"]
+    bound = math.floor(wilson_lower_bound(0.25, 40) * 100) / 100
+    assert mixed.constraint == {"type": "has_data_type", "column": "amount", "type_name": "Fractional",
+                                "assertion": f">= {bound:.2f}"} and 0 < bound < 0.25
+    assert mixed.current_value["type_counts"] == {"Fractional": 10, "Integral": 30}
+
+
+def test_categorical_ranges(suggestions):
+    cols = by_column(suggestions)
+    cat = cols["cat"]["CategoricalRangeRule"]
+    assert cat.constraint == {"type": "is_contained_in", "column": "cat", "values": ["red", "green", "blue"]}
+    assert cat.code == '.is_contained_in("cat", ["red", "green", "blue"])'
+    # typed integer columns keep integer values; unicode strings are kept as they are
+    assert cols["ctrl"]["CategoricalRangeRule"].constraint["values"] == [0, 1]
+    assert cols["partial"]["CategoricalRangeRule"].constraint["values"] == ["é", "日本", "😀"]
+    frac = cols["outl"]["FractionalCategoricalRangeRule"]
+    # a, b, c cover 39 of 40 values; one rare outlier "zz" must not make the constraint fail
+    assert frac.constraint["values"] == ["a", "b", "c"]
+    bound = math.floor(wilson_lower_bound(39 / 40, 40) * 100) / 100
+    assert bound == 0.87 and frac.constraint["assertion"] == ">= 0.87"
+    assert frac.current_value["coverage"] == pytest.approx(0.975)
+
+
+def test_unique_rule_on_the_hll_path(spark, data):
+    df = data[0]
+    result = (ConstraintSuggestionRunner().on_data(df).restrict_to_columns(["id", "cat", "amount"])
+              .with_low_cardinality_threshold(5).run())
+    assert result.profile["id"].histogram is None  # 40 distinct > 5: the HLL estimate decides
+    unique = [s for s in result.suggestions if s.rule == "UniqueIfApproximatelyUniqueRule"]
+    assert [s.column for s in unique] == ["id"] and "approximately unique" in unique[0].description
+    assert unique[0].current_value["approx_distinct"] == 40
+    doc = result.to_dict()
+    assert doc["passes"] == 3 and json.loads(json.dumps(doc))["suggestions"][0]["column"] == "id"
+
+
+def test_unique_rule_tolerates_the_hll_error_only():
+    rule = UniqueIfApproximatelyUniqueRule()
+
+    def col(approx: int, non_null: int) -> ColumnProfile:
+        return ColumnProfile("k", "string", "String", True, 1000, non_null, non_null / 1000, approx, 0.0318)
+
+    profile = DatasetProfile(1000, {}, 1, 120)
+    assert rule.applies(col(985, 1000), profile) and rule.applies(col(1020, 1000), profile)
+    assert not rule.applies(col(960, 1000), profile) and not rule.applies(col(0, 0), profile)
+    assert rule.applies(col(880, 900), profile)  # nulls do not count against uniqueness
+
+
+def test_positive_rule_is_opt_in(data):
+    extended = by_column(suggest_constraints(data[1], EXTENDED_RULES))
+    assert {c for c, rules in extended.items() if "PositiveNumbersRule" in rules} == {"frac"}
+    assert len(DEFAULT_RULES) == 7 and len(EXTENDED_RULES) == 8
+
+
+def test_check_json_document(suggestions):
+    doc = suggestions_to_check_json(suggestions, level="warning", description="orders")
+    assert list(doc) == ["checks"] and len(doc["checks"]) == 1
+    check = doc["checks"][0]
+    assert check["level"] == "warning" and check["description"] == "orders"
+    assert check["constraints"] == [s.constraint for s in suggestions]
+    assert {"type": "is_complete", "column": "id"} in check["constraints"]
+    assert {"type": "is_unique", "column": "id"} in check["constraints"]
+    assert {"type": "is_non_negative", "column": "amount"} in check["constraints"]
+    json.dumps(doc)
+
+
+def test_suggestions_hold_on_the_data_they_were_learned_from(data, suggestions):
+    checks = pytest.importorskip("lakeindex.checks")
+    df, _ = data
+    result = (checks.VerificationSuite().on_data(df)
+              .add_checks(checks.checks_from_dict(suggestions_to_check_json(suggestions))).run())
+    failed = [r.to_dict() for c in result.check_results for r in c.constraint_results if r.status != "Success"]
+    assert result.status == "Success", failed
+    # the Python code of every suggestion is a valid call of the Check builder, equal to the JSON form
+    by_code, by_apply = checks.Check("error", "code"), checks.Check("error", "apply")
+    for s in suggestions:
+        eval("by_code" + s.code, {"by_code": by_code})  # noqa: S307 - our own generated code
+        s.apply(by_apply)
+    assert [c.description for c in by_code.constraints] == [c.description for c in by_apply.constraints]
+    assert len(by_code.constraints) == len(suggestions)
