@@ -172,7 +172,9 @@ def flags(kind: str, k_train: int, n_train: int, bad: np.ndarray, sizes: np.ndar
     return out
 
 
-def evaluate(columns: list[BenchColumn], solver: SegmentSolver, m: int | None, r: float) -> dict:
+def evaluate(columns: list[BenchColumn], solver: SegmentSolver, m: int | None, r: float,
+             details: list[dict] | None = None) -> dict:
+    """Score every method; with ``details``, append one diagnostic row per column and FMDV method."""
     corpus = Corpus(columns)
     n = len(columns)
     per: dict[str, dict[str, list]] = {meth: {"p": [], "r": [], "r_key": [], "feasible": []} for meth in METHODS}
@@ -197,6 +199,9 @@ def evaluate(columns: list[BenchColumn], solver: SegmentSolver, m: int | None, r
                 if feasible:
                     mask, k_train, n_train, mode = corpus.regex_mask(pat), 0, len(train), "strict"
             if not feasible:  # no rule: flags nothing
+                if details is not None and meth in fit_ms:
+                    details.append({"column": col.name, "kind": col.kind, "domain": col.domain, "method": meth,
+                                    "feasible": False, "reason": rule.reason})
                 per[meth]["p"].append(1.0)
                 per[meth]["r"].append(0.0)
                 per[meth]["r_key"].append(0.0)
@@ -214,6 +219,11 @@ def evaluate(columns: list[BenchColumn], solver: SegmentSolver, m: int | None, r
             per[meth]["r"].append(0.0 if own_flag else float(others.mean()) if n > 1 else 0.0)
             per[meth]["r_key"].append(0.0 if own_flag else float(different.mean()) if len(different) else 0.0)
             per[meth]["feasible"].append(True)
+            if details is not None and meth in fit_ms:
+                details.append({"column": col.name, "kind": col.kind, "domain": col.domain, "method": meth,
+                                "feasible": True, "pattern": rule.pattern, "fpr": rule.fpr,
+                                "false_positive": bool(own_flag), "recall": per[meth]["r"][-1],
+                                "recall_answer_key": per[meth]["r_key"][-1]})
         if (i + 1) % 100 == 0:
             print(f"  {i + 1}/{n} columns", file=sys.stderr, flush=True)
     return _summarize(per, columns, fit_ms)
@@ -266,13 +276,16 @@ def main() -> int:
     ap.add_argument("--m", type=int, default=None)
     ap.add_argument("--r", type=float, default=0.1)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--details", type=Path, default=None,
+                    help="write one JSON line per column and FMDV method (rule, reason, false positive, recall)")
     args = ap.parse_args()
     t0 = time.time()
     columns = load_columns(args.lake, args.columns, args.seed, answer_key(args.plan_tables, args.plan_seed),
                            args.min_values)
     with IndexReader(args.index) as ix:
         solver = SegmentSolver(ix)
-        result = evaluate(columns, solver, args.m, args.r)
+        details: list[dict] | None = [] if args.details else None
+        result = evaluate(columns, solver, args.m, args.r, details)
         report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "lake": str(args.lake),
                   "index_version": ix.version, "index_columns": ix.meta.get("columns_scanned"),
                   "benchmark_columns": len(columns), "kinds": dict(Counter(c.kind for c in columns)),
@@ -282,6 +295,9 @@ def main() -> int:
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text)
+    if args.details:
+        args.details.parent.mkdir(parents=True, exist_ok=True)
+        args.details.write_text("".join(json.dumps(d) + "\n" for d in details or []))
     return 0
 
 

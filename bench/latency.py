@@ -150,11 +150,13 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=8)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--workers", type=int, default=1, help="service processes")
+    ap.add_argument("--no-http", action="store_true", help="measure in process only")
     args = ap.parse_args()
     cols = columns_of(args.lake, args.columns, args.size)
     report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "values_per_column": args.size,
-              "in_process": in_process(args.index, cols, args.passes),
-              "http": over_http(args.index, cols, args.threads, args.requests, args.workers)}
+              "in_process": in_process(args.index, cols, args.passes)}
+    if not args.no_http:
+        report["http"] = over_http(args.index, cols, args.threads, args.requests, args.workers)
     print(json.dumps(report, indent=2))
     return 0
 

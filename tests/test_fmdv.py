@@ -174,3 +174,46 @@ def test_tag_is_most_restrictive_domain_pattern(index):
     assert t["tag"] == "ORD-<digit>{6}" and t["fpr"] <= 0.05
     assert tag_column(["en-us", "de-fr"] * 10, solver, m=10)["tag"] == "<lower>{2}-<lower>{2}"
     assert tag_column(["the data lake broke again", "a pipeline changed"], solver, m=10)["tag"] is None
+
+
+@pytest.fixture(scope="module")
+def signed_index(tmp_path_factory):
+    """The corpus plus integer columns: many unsigned, a few signed (impure for <digit>+)."""
+    rng = random.Random(9)
+    cols = corpus()
+    cols += [[str(rng.randint(0, 99999)) for _ in range(60)] for _ in range(80)]
+    cols += [[str(rng.randint(-999, 999)) for _ in range(60)] for _ in range(10)]
+    cols += [[rng.choice(["web", "phone", "email", "partner"]) for _ in range(60)] for _ in range(40)]
+    path = tmp_path_factory.mktemp("signed") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+def test_a_part_some_values_lack_becomes_an_optional_block(signed_index):
+    rng = random.Random(6)
+    values = [str(rng.randint(-999, 999)) for _ in range(200)]  # half carry a sign: no cut can help
+    assert not fit(signed_index, values, "fmdv-h").feasible
+    rule = fit(signed_index, values, "fmdv-vh")
+    # the sign is a literal optional block; the number is the indexed pattern of lowest FPR
+    assert rule.pattern in ("<opt>-</opt><digit>+", "<opt>-</opt><alphanum>+"), rule.pattern
+    assert rule.regex.startswith("^(?:\\-)?[")
+    assert rule.train_nonconforming == 0
+    assert validate(rule, [str(rng.randint(-999, 999)) for _ in range(500)])["passed"]
+    assert validate(rule, [f"{rng.randint(-99, 99)}.5" for _ in range(100)])["flagged"]
+    again = Rule.from_dict(rule.to_dict())
+    assert again.pattern == rule.pattern and again.segments[0].pattern == "<opt>-</opt>"
+
+
+def test_optional_block_of_words(signed_index):
+    rng = random.Random(7)
+    values = [rng.choice(["web", "phone", "mobile_app", "retail_store"]) for _ in range(200)]
+    rule = fit(signed_index, values, "fmdv-vh")
+    assert rule.feasible and "<opt>" in rule.pattern and rule.train_nonconforming == 0
+    assert validate(rule, ["kiosk", "call_center"] * 100)["passed"]
+    assert validate(rule, ["retail store", "mobile-app"] * 100)["flagged"]
+
+
+def test_unrelated_structures_get_no_optional_rule(signed_index):
+    # nothing every value has: no rule, rather than (a)?(b)?
+    assert not fit(signed_index, ["--"] * 50 + ["web"] * 50, "fmdv-vh").feasible

@@ -182,3 +182,29 @@ def test_million_ids_do_not_explode_the_pattern_space():
     assert len(cp.counts) < 100
     assert cp.counts["ORD-<digit>{6}"] == 20000
     assert not any(p.startswith("ORD-0") for p in cp.counts)
+
+
+@pytest.mark.parametrize("pattern,yes,no", [
+    ("<opt>-</opt><digit>+", ["-12", "12"], ["--12", "-", "+12", ""]),
+    ("<alphanum>+<opt>_<alphanum>+</opt>", ["web", "mobile_app"], ["mobile_", "_app", "a_b_c"]),
+    ("<opt><lower>+.</opt><lower>+@<lower>+", ["a.b@c", "b@c"], [".b@c", "a.@c"]),
+    ("\\<opt>x", ["<opt>x"], ["x"]),
+])
+def test_optional_blocks_round_trip_and_agree_with_re2(pattern, yes, no):
+    assert format_elements(parse(pattern)) == pattern
+    values = yes + no
+    re2 = pc.match_substring_regex(pa.array(values), to_regex(pattern)).to_pylist()
+    assert re2 == [matches(pattern, v) for v in values] == [True] * len(yes) + [False] * len(no)
+
+
+@pytest.mark.parametrize("bad", ["<opt>a", "a</opt>", "<opt></opt>", "<opt>a<opt>b</opt></opt>"])
+def test_malformed_optional_blocks_are_rejected(bad):
+    with pytest.raises(PatternError):
+        parse(bad)
+
+
+def test_optional_blocks_are_skipped_by_example_and_generality():
+    from lakeindex.patterns.pattern import example, generality
+
+    assert example("<opt>-</opt><digit>+") == "0"
+    assert generality("<opt>-</opt><digit>+") == generality("<digit>+")

@@ -6,6 +6,11 @@ cluster (different symbols, e.g. ``-`` or ``N/A`` among dates) are cut first, li
 within the budget theta*|C|. If the rest has no feasible pattern, the lightest remaining clusters
 are cut while the budget lasts, re-solving at most ``MAX_RETRIES`` times (the cuts grow each time),
 so free text with hundreds of tiny clusters costs a few solves, not hundreds.
+
+The greedy never cuts values that share the majority's structure but not its shape (a ``0`` among
+10-digit epochs). :func:`covering_candidates` adds the paper's own hypotheses for one segment
+(Eq. 12-16: any pattern of the union of P(v) that (1 - theta) of the values have), so such a cut
+is found too; the inference keeps whichever is better.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from lakeindex.fmdv.column import Group, QueryColumn
+from lakeindex.fmdv.search import Candidate, SegmentSolver
+from lakeindex.patterns.enumerate import shape_template_set
 
 T = TypeVar("T")
 MAX_RETRIES = 4
@@ -63,3 +70,29 @@ def horizontal(col: QueryColumn, theta: float,
             if result is not None:
                 return result, groups()
     return None, groups()
+
+
+def covering_candidates(col: QueryColumn, theta: float, solver: SegmentSolver, r: float, m: int) -> list[Candidate]:
+    """FMDV-H as the paper states it (Eq. 12-16), for one segment: the feasible constant-free patterns
+    of the union of P(v) that at least (1 - theta) of the column's values have.
+
+    The greedy cut above only removes clusters whose structure differs from the majority's. A
+    value of the majority's structure but another shape (an epoch ``0`` among 10-digit epochs) is
+    never cut, so ``<digit>+`` would win over ``<digit>{10}``. Here any values may be cut within
+    the budget. A pattern that misses groups weighing more than theta*|C| is not a candidate, so
+    the hypotheses come from the heaviest groups only; membership in P(v) is per shape (memoised).
+    """
+    limits = solver.limits
+    need = (1 - theta) * col.total
+    groups = [g for g in col.groups if g.tok_prefix[-1] <= limits.tau]
+    if sum(g.weight for g in groups) < need:
+        return []
+    pool: set[str] = set()
+    seen = 0
+    for g in groups:  # heaviest first
+        pool |= shape_template_set(g.shape, limits.max_constants)
+        seen += g.weight
+        if seen > col.total - need:
+            break
+    sets = [(shape_template_set(g.shape, limits.max_constants), g.weight) for g in groups]
+    return [c for c in solver.feasible(sorted(pool), r, m) if sum(w for s, w in sets if c.pattern in s) >= need]

@@ -21,9 +21,9 @@ from __future__ import annotations
 import math
 
 from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
-from lakeindex.fmdv.horizontal import horizontal
+from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
-from lakeindex.fmdv.search import SegmentSolver
+from lakeindex.fmdv.search import SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
@@ -66,6 +66,25 @@ class AutoValidator:
             return whole  # nothing beats FPR 0 with one segment
         return segment(groups, self.solver, self.r, self.m)
 
+    def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
+        """Add the paper's FMDV-H hypotheses (any values cut within theta) to the greedy result.
+
+        A single-segment result competes with them under the same rule as all candidates (lowest FPR
+        up to the slack, then most specific); a vertical segmentation gives way to one pattern of no
+        higher FPR, as ties in Eq. 8 go to fewer segments.
+        """
+        cands = covering_candidates(col, self.theta, self.solver, self.r, self.m)
+        if not cands:
+            return result
+        if result is None or len(result.segments) == 1:
+            if result is not None:
+                if result.segments[0][2].literal:
+                    return result
+                cands = cands + [result.segments[0][2]]
+            return Segmentation([(0, 0, choose(cands, self.solver.fpr_slack))])
+        best = choose(cands, self.solver.fpr_slack)
+        return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
+
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
         values = list(values)
@@ -85,6 +104,8 @@ class AutoValidator:
         col = QueryColumn.from_values(values, self.solver.limits)
         solve = self._vertical if self.method in ("fmdv-v", "fmdv-vh") else self._whole
         result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
+        if horizontal_cut:
+            result = self._with_covering(col, result)
         if result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))

@@ -81,7 +81,8 @@ class SegmentSolver:
                 cache.update(zip(missing, found, strict=True))
         return [cache.get(p) for p in patterns]
 
-    def _feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
+    def feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
+        """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""
         return [Candidate(s.pattern, s.fpr, s.coverage) for s in self.lookup(patterns)
                 if s is not None and s.fpr <= r and s.coverage >= m]
 
@@ -108,7 +109,7 @@ class SegmentSolver:
             for sub in distinct:
                 f = set(shape_templates(sub, self.limits.max_constants)[0])
                 free = f if free is None else free & f
-            cands = self._feasible(sorted(free or ()), r, m)
+            cands = self.feasible(sorted(free or ()), r, m)
             with self._lock:
                 if len(self._free_feasible) > self.cache_entries // 10:
                     self._free_feasible.clear()
@@ -116,7 +117,7 @@ class SegmentSolver:
         if len(distinct) == 1:
             const = self._constant_hypotheses(parts, next(iter(distinct)))
             if const:
-                cands = cands + self._feasible(const, r, m)
+                cands = cands + self.feasible(const, r, m)
         return cands
 
     def _constant_hypotheses(self, parts: list[SegmentPart], sub: tuple) -> list[str]:

@@ -12,6 +12,15 @@ segment's coverage >= m (Eq. 10); delimiter-only segments are literal (see ``sea
 recursion over two-way splits reaches the same optimum as this prefix DP:
 best[e] = min over s of best[s] + minFPR(C[s,e]). Segments span at most tau tokens. Ties go to
 fewer segments, then to more specific patterns.
+
+Beyond the paper, gaps in the alignment are allowed: a segment that some values lack is solved over
+the values that have it and becomes optional (``<opt>...</opt>``). This covers one domain written
+with and without a part, which neither cut can: signed numbers (``-12`` among ``34``), enums of one
+and two words (``web``, ``mobile_app``), e-mail local parts with and without a dot. Horizontal cuts
+can remove at most theta of the values, and these minorities are often a third or a half. The
+paper's pessimistic sum of segment FPRs (Eq. 8) still bounds the rule, and a rule keeps at least
+one indexed segment that every value has and at most one optional block, so a mixture of
+unrelated structures or free text of varying length stays infeasible.
 """
 
 from __future__ import annotations
@@ -21,7 +30,7 @@ from dataclasses import dataclass
 
 from lakeindex.fmdv.column import Group
 from lakeindex.fmdv.search import Candidate, SegmentSolver
-from lakeindex.patterns.pattern import generality
+from lakeindex.patterns.pattern import OPT_CLOSE, OPT_OPEN, generality
 
 _GAP = -1.0
 _NEG = float("-inf")
@@ -122,7 +131,15 @@ class Segmentation:
 
 def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
             max_span: int | None = None) -> Segmentation | None:
-    """Solve FMDV-V over conforming groups (None when no segmentation is feasible)."""
+    """Solve FMDV-V over conforming groups (None when no segmentation is feasible).
+
+    A segment that some values lack (their alignment has a gap there) is *optional*: its pattern is
+    solved over the values that have it, and adjacent optional segments lacked by the same values
+    form one ``<opt>...</opt>`` block, such as the sign of ``-12`` among ``34`` or the second word
+    of ``mobile_app`` among ``web``. A rule has at most one block and at least one indexed segment
+    that every value has: values that vary in several places (free text of varying length) or
+    that share nothing are not one structure.
+    """
     if len({g.labels for g in groups}) > MAX_SEQUENCES:
         return None
     ncols, cols = align(groups)
@@ -133,26 +150,63 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
     def parts_in(s: int, e: int) -> list[tuple[Group, int, int]]:
         return [(g, bisect_left(pos, s), bisect_left(pos, e)) for g, pos in positions]
 
-    inf = (float("inf"), 0, 0)
-    best: list[tuple[float, int, int]] = [inf] * (ncols + 1)
-    choice: list[tuple[int, Candidate] | None] = [None] * (ncols + 1)
-    best[0] = (0.0, 0, 0)
+    # DP over aligned columns. State: (has a mandatory indexed segment, block phase, block's absent
+    # set): phase 0 before any optional segment, 1 inside the block, 2 after it.
+    Score = tuple[float, int, int]
+    best: list[dict[tuple, tuple[Score, tuple | None]]] = [{} for _ in range(ncols + 1)]
+    best[0][(False, 0, None)] = ((0.0, 0, 0), None)
     for e in range(1, ncols + 1):
+        here = best[e]
         for s in range(max(0, e - max_span), e):
-            if best[s] == inf:
+            if not best[s]:
                 continue
-            c = solver.solve(parts_in(s, e), r, m)
+            parts = parts_in(s, e)
+            present = [p for p in parts if p[1] < p[2]]
+            absent = frozenset(id(g) for g, i, j in parts if i >= j) or None
+            c = solver.solve(present, r, m)
             if c is None:
                 continue
-            total = (best[s][0] + c.fpr, best[s][1] + 1, best[s][2] + generality(c.pattern))
-            if total[0] <= r and total < best[e]:
-                best[e], choice[e] = total, (s, c)
-    if best[ncols] == inf:
+            for state, (score, _) in best[s].items():
+                mand, phase, block = state
+                if absent is None:
+                    nxt = (mand or not c.literal, 2 if phase else 0, None)
+                elif phase == 0 or (phase == 1 and block == absent):
+                    nxt = (mand, 1, absent)
+                else:
+                    continue  # a second optional block
+                total = (score[0] + c.fpr, score[1] + 1, score[2] + generality(c.pattern))
+                if total[0] <= r and (nxt not in here or total < here[nxt][0]):
+                    here[nxt] = (total, (s, state, c, absent))
+    finals = [(v[0], st) for st, v in best[ncols].items() if st[0]]
+    if not finals:
         return None
-    segs = []
+    state = min(finals, key=lambda f: f[0])[1]
+    segs: list[tuple[int, int, Candidate, frozenset | None]] = []
     e = ncols
     while e > 0:
-        s, c = choice[e]
-        segs.append((s, e, c))
-        e = s
-    return Segmentation(segs[::-1])
+        s, prev, c, absent = best[e][state][1]
+        segs.append((s, e, c, absent))
+        e, state = s, prev
+    return Segmentation(_blocks(segs[::-1]))
+
+
+def _blocks(segs: list[tuple[int, int, Candidate, frozenset | None]]) -> list[tuple[int, int, Candidate]]:
+    """Merge runs of optional segments lacked by the same values into ``<opt>`` blocks."""
+    out: list[tuple[int, int, Candidate]] = []
+    i = 0
+    while i < len(segs):
+        s, e, c, absent = segs[i]
+        if not absent:
+            out.append((s, e, c))
+            i += 1
+            continue
+        j = i
+        while j + 1 < len(segs) and segs[j + 1][3] == absent:
+            j += 1
+        run = [x[2] for x in segs[i:j + 1]]
+        covs = [x.coverage for x in run if not x.literal]
+        out.append((s, segs[j][1], Candidate(OPT_OPEN + "".join(x.pattern for x in run) + OPT_CLOSE,
+                                             sum(x.fpr for x in run), min(covs) if covs else 0,
+                                             literal=all(x.literal for x in run))))
+        i = j + 1
+    return out

@@ -231,3 +231,9 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
 def _layout(shape: tuple) -> tuple:
     """Symbols and runs per word: shapes of one layout have the same constant slots."""
     return tuple(p if isinstance(p, str) else len(p) for p in shape)
+
+
+@lru_cache(maxsize=16_384)
+def shape_template_set(shape: tuple, max_constants: int) -> frozenset[str]:
+    """Constant-free patterns of a shape, as a set (membership tests of P(v))."""
+    return frozenset(shape_templates(shape, max_constants)[0])

@@ -4,6 +4,11 @@ A pattern is a sequence of elements written as in the paper: classes ``<digit>{4
 ``<digit>+``, ``<num>``, ``<upper>{2}``, ``<lower>+``, ``<letter>{3}``, ``<alphanum>+``,
 ``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
 backslash so that every pattern has exactly one string form (the index key) and parses back.
+
+Rules (never index keys) may also hold *optional blocks*, ``<opt>...</opt>``, regex ``(?:...)?``:
+a part of the values that some of them lack, such as the sign of ``-12`` among ``34``
+(``<opt>-</opt><digit>+``). Vertical cuts produce them from gaps in the alignment. Blocks do not
+nest. Since ``<`` is always escaped in literals, the markers cannot clash with literal text.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from lakeindex.patterns.hierarchy import CHAR_CLASSES
 _ESCAPED = frozenset("\\<{+")
 _NEEDS_ESCAPE = re.compile(r"[\\<{+]")
 _CLASS_RE = re.compile(r"<(digit|upper|lower|letter|alphanum|num|all)>(?:\{([0-9]+)\}|(\+))?")
+OPT_OPEN, OPT_CLOSE = "<opt>", "</opt>"
 _NUM_RE = "[0-9]+(?:\\.[0-9]+)?"
 
 MAX_PATTERN_LENGTH = 4096
@@ -27,7 +33,8 @@ class PatternError(ValueError):
 
 
 class Element(NamedTuple):
-    """One pattern element: a literal (``cls`` None) or a class with ``k`` (None means ``+``)."""
+    """One pattern element: a literal (``cls`` None), a class with ``k`` (None means ``+``), or the
+    start (``cls`` "opt") or end ("/opt") of an optional block."""
 
     cls: str | None
     text: str = ""
@@ -47,9 +54,27 @@ def parse(pattern: str) -> tuple[Element, ...]:
     out: list[Element] = []
     lit: list[str] = []
     i, n = 0, len(pattern)
+    block = -1  # index in ``out`` of the open optional block, -1 outside one
     while i < n:
         c = pattern[i]
-        if c == "\\":
+        if c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
+            if lit:
+                out.append(Element(None, "".join(lit)))
+                lit.clear()
+            if pattern.startswith(OPT_OPEN, i):
+                if block >= 0:
+                    raise PatternError(f"nested {OPT_OPEN} at position {i} in {pattern!r}")
+                block = len(out)
+                out.append(Element("opt"))
+                i += len(OPT_OPEN)
+            else:
+                if block < 0 or block == len(out) - 1:
+                    raise PatternError(f"{OPT_CLOSE} without a non-empty {OPT_OPEN} block at position {i} "
+                                       f"in {pattern!r}")
+                block = -1
+                out.append(Element("/opt"))
+                i += len(OPT_CLOSE)
+        elif c == "\\":
             if i + 1 >= n or pattern[i + 1] not in _ESCAPED:
                 raise PatternError(f"bad escape at position {i} in {pattern!r}: only \\\\ \\< \\{{ \\+")
             lit.append(pattern[i + 1])
@@ -81,6 +106,8 @@ def parse(pattern: str) -> tuple[Element, ...]:
             i += 1
     if lit:
         out.append(Element(None, "".join(lit)))
+    if block >= 0:
+        raise PatternError(f"unclosed {OPT_OPEN} in {pattern!r}")
     return tuple(out)
 
 
@@ -90,6 +117,8 @@ def format_elements(elements: tuple[Element, ...] | list[Element]) -> str:
     for e in elements:
         if e.cls is None:
             parts.append(escape_literal(e.text))
+        elif e.cls in ("opt", "/opt"):
+            parts.append(OPT_OPEN if e.cls == "opt" else OPT_CLOSE)
         elif e.cls in ("num", "all"):
             parts.append(f"<{e.cls}>")
         else:
@@ -101,6 +130,10 @@ def element_regex(e: Element) -> str:
     """Regex of one element (unanchored)."""
     if e.cls is None:
         return re.escape(e.text)
+    if e.cls == "opt":
+        return "(?:"
+    if e.cls == "/opt":
+        return ")?"
     if e.cls == "num":
         return _NUM_RE
     if e.cls == "all":
@@ -116,17 +149,22 @@ _GENERALITY = {("digit", True): 1, ("upper", True): 1, ("lower", True): 1, ("let
 
 def generality(pattern: str) -> int:
     """How far up the hierarchy a pattern sits (0 for a constant): a tie-breaker toward specific rules."""
-    return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls is not None)
+    return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls not in (None, "opt", "/opt"))
 
 
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "alphanum": "a"}
 
 
 def example(pattern: str) -> str:
-    """A shortest string of the pattern's language (classes filled with 0, A or a)."""
+    """A shortest string of the pattern's language (classes filled with 0, A or a; no optional block)."""
     out = []
+    skip = False
     for e in parse(pattern):
-        if e.cls is None:
+        if e.cls in ("opt", "/opt"):
+            skip = e.cls == "opt"
+        elif skip:
+            continue
+        elif e.cls is None:
             out.append(e.text)
         elif e.cls in ("num", "all"):
             out.append("0")
