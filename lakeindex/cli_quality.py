@@ -34,7 +34,38 @@ def _data(args: argparse.Namespace) -> Any:
     from lakeindex.spark_session import get_spark
 
     spark = get_spark(getattr(args, "master", None), "lakeindex-quality")
-    return read_dataset(spark, args.data, args.format, infer_schema=not args.no_infer_schema)
+    infer = args.infer_schema if hasattr(args, "infer_schema") else not args.no_infer_schema
+    return read_dataset(spark, args.data, args.format, infer_schema=infer)
+
+
+def _columns(args: argparse.Namespace) -> list[str] | None:
+    return [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+
+
+def cmd_profile(args: argparse.Namespace) -> int:
+    from lakeindex.profiling.profiler import ColumnProfiler
+
+    profiler = ColumnProfiler(low_cardinality_threshold=args.low_cardinality_threshold, columns=_columns(args))
+    _print(profiler.profile(_data(args)).to_dict())
+    return EXIT_OK
+
+
+def cmd_suggest(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from lakeindex.suggestions.rules import DEFAULT_RULES, EXTENDED_RULES
+    from lakeindex.suggestions.suggest import ConstraintSuggestionRunner
+
+    runner = ConstraintSuggestionRunner().on_data(_data(args)) \
+        .with_low_cardinality_threshold(args.low_cardinality_threshold) \
+        .add_constraint_rules(EXTENDED_RULES if args.rules == "extended" else DEFAULT_RULES)
+    if _columns(args):
+        runner = runner.restrict_to_columns(_columns(args))
+    result = runner.run()
+    if args.checks_out:
+        Path(args.checks_out).write_text(json.dumps(result.to_check_json(), indent=2), encoding="utf-8")
+    _print(result.to_dict(include_profile=args.include_profile))
+    return EXIT_OK
 
 
 def cmd_check(args: argparse.Namespace) -> int:
@@ -92,6 +123,23 @@ def add_quality_commands(sub: argparse._SubParsersAction) -> None:
     ck.add_argument("--timestamp", type=int, default=None, help="result time in ms since the epoch (default now)")
     ck.add_argument("--samples", type=int, default=5, help="offending rows/values shown per failed constraint")
     ck.set_defaults(func=cmd_check)
+
+    for name, func, text in (("profile", cmd_profile, "profile columns in at most three Spark passes"),
+                             ("suggest", cmd_suggest, "suggest constraints from a profile, with evidence and code")):
+        sp = sub.add_parser(name, help=text)
+        sp.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
+        sp.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
+        sp.add_argument("--infer-schema", action="store_true",
+                        help="type CSV/TSV columns by inference (default: strings, types inferred per value)")
+        sp.add_argument("--columns", default=None, help="comma-separated columns (default: all)")
+        sp.add_argument("--low-cardinality-threshold", type=int, default=120,
+                        help="columns with at most this many distinct values get a value histogram")
+        sp.add_argument("--master", default=None)
+        if name == "suggest":
+            sp.add_argument("--rules", choices=["default", "extended"], default="default")
+            sp.add_argument("--checks-out", default=None, help="also write the suggestions as a checks JSON file")
+            sp.add_argument("--include-profile", action="store_true")
+        sp.set_defaults(func=func)
 
     mt = sub.add_parser("metrics", help="query a metrics repository (JSON lines, one metric per line)")
     mt.add_argument("--repo", required=True)
