@@ -1,0 +1,102 @@
+"""Character classes, length counts and value patterns (AVH Appendix C), identical in pandas and Spark.
+
+Classes are Unicode general categories, so Java's regex (Spark ``regexp_replace``) and Python agree on
+them: digits are ``Nd``, letters ``L*``, punctuation is ``P*`` and ``S*`` (every ASCII
+``string.punctuation`` character is one of them), whitespace is ``Z*`` plus ``\\t \\n \\v \\f \\r``, and
+everything else (combining marks, controls, format and private-use characters) is *other*. Python's
+``re`` has no ``\\p{..}``: the Python side classifies code points with a table built once from
+``unicodedata`` and works on whole columns with numpy.
+
+Pattern generation (Algorithm 2): every maximal run of one class becomes one token: ``\\d`` digits,
+``\\l`` letters, ``\\p`` punctuation/symbols, ``\\s`` whitespace, ``\\o`` other, so ``"98052-1202"`` →
+``\\d\\p\\d`` and ``"$19.99"`` → ``\\p\\d\\p\\d``. The paper names only the first three classes;
+whitespace has its own token so that padding (issue type 10) changes the pattern.
+"""
+
+from __future__ import annotations
+
+import functools
+import unicodedata
+
+import numpy as np
+
+OTHER, DIGIT, LETTER, PUNCT, SPACE = 0, 1, 2, 3, 4
+TOKENS = {OTHER: r"\o", DIGIT: r"\d", LETTER: r"\l", PUNCT: r"\p", SPACE: r"\s"}
+
+# Java regexes for Spark (regexp_replace counts and patterns)
+JAVA_DIGIT = r"\p{Nd}"
+JAVA_LETTER = r"\p{L}"
+JAVA_PUNCT = r"[\p{P}\p{S}]"
+JAVA_SPACE = r"[\p{Z}\t\n\x0B\f\r]"
+JAVA_OTHER = r"[^\p{Nd}\p{L}\p{P}\p{S}\p{Z}\t\n\x0B\f\r]"
+
+# A number in text, as both engines parse it (Spark's cast alone would also take "1.5d" or "Infinity")
+NUMBER_BODY = r"[ \t\n\x0B\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t\n\x0B\f\r]*"
+NUMBER_RE = "^" + NUMBER_BODY + "$"
+
+# Spark patterns: each class's runs become a private-use placeholder, then the placeholders become tokens.
+# "Other" runs go first, so a private-use character in the data cannot be mistaken for a placeholder.
+PATTERN_STEPS: tuple[tuple[str, str], ...] = (
+    (JAVA_OTHER + "+", "\ue000"), (JAVA_DIGIT + "+", "\ue001"), (JAVA_LETTER + "+", "\ue002"),
+    (JAVA_PUNCT + "+", "\ue003"), (JAVA_SPACE + "+", "\ue004"),
+)
+PLACEHOLDER_TOKENS: dict[str, str] = {chr(0xE000 + c): t for c, t in TOKENS.items()}
+
+_ASCII_SPACES = "\t\n\x0b\x0c\r"
+# planes 4-13 are unassigned and 15-16 private use ("other" either way): skip them when scanning
+_SCAN = (range(0, 0x40000), range(0xE0000, 0xE1000))
+_CODE = {"Nd": DIGIT, "L": LETTER, "P": PUNCT, "S": PUNCT, "Z": SPACE}
+
+
+@functools.cache
+def class_table() -> np.ndarray:
+    """uint8 class of every code point (0..0x10FFFF), built once from ``unicodedata`` (~0.3 s)."""
+    table = np.zeros(0x110000, dtype=np.uint8)
+    for block in _SCAN:
+        codes = [_CODE.get(c if c == "Nd" else c[0], OTHER)
+                 for c in map(unicodedata.category, map(chr, block))]
+        table[block.start:block.stop] = codes
+    for ch in _ASCII_SPACES:
+        table[ord(ch)] = SPACE
+    return table
+
+
+def _classify(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Class of every code point of the concatenated values, and the values' lengths in code points."""
+    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    cps = np.frombuffer("".join(values).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    return class_table()[cps], lengths
+
+
+def class_counts(values: list[str]) -> dict[str, np.ndarray]:
+    """Per value: characters (code points), letters, digits, punctuation/symbols (the lengths of Table 4)."""
+    cls, lengths = _classify(values)
+    owner = np.repeat(np.arange(len(values)), lengths)
+    out = {"str_len": lengths}
+    for key, c in (("char_len", LETTER), ("digit_len", DIGIT), ("punc_len", PUNCT)):
+        out[key] = np.bincount(owner[cls == c], minlength=len(values))
+    return out
+
+
+def patterns(values: list[str]) -> list[str]:
+    """Algorithm-2 patterns of many values at once (numpy run detection over all code points)."""
+    cls, lengths = _classify(values)
+    if len(cls) == 0:
+        return [""] * len(values)
+    starts = np.zeros(len(cls), dtype=bool)
+    starts[0] = True
+    starts[1:] = cls[1:] != cls[:-1]
+    first = np.cumsum(lengths) - lengths
+    starts[first[lengths > 0]] = True
+    owner = np.repeat(np.arange(len(values)), lengths)
+    runs = np.bincount(owner[starts], minlength=len(values))
+    codes = (0xE000 + cls[starts].astype(np.uint32)).tobytes()
+    tokens = codes.decode("utf-32-le").translate(str.maketrans(PLACEHOLDER_TOKENS))  # 2 characters per run
+    ends = 2 * np.cumsum(runs)
+    begins = ends - 2 * runs
+    return [tokens[a:b] for a, b in zip(begins.tolist(), ends.tolist(), strict=True)]
+
+
+def pattern_of(value: str) -> str:
+    """The Algorithm-2 pattern of one value."""
+    return patterns([value])[0]

@@ -1,0 +1,412 @@
+"""Synthetic data-quality issues (AVH Appendix B): D(C), the "training data" of AVH's recall estimate.
+
+The paper lists 10 issue types with 28 parameter settings and reports 60 variations without listing them.
+We reach 56 stable variants from the paper's settings by three documented extensions: (1) every
+fraction-parametrised type uses the union of the fractions the paper uses anywhere, p ∈ {1, 10, 50, 100}%
+(distribution change keeps p ≤ 50%: a 100% "biased sample" is the column itself); (2) both directions where
+the paper says "and vice versa" / "leading or tailing" / "first or last": casing upper and lower, whitespace
+leading and trailing, distribution head and tail, and units divided as well as multiplied (hours → days);
+(3) type 4 has two flavours: the paper's blanks (empty string, or 0 for numbers) and real nulls.
+
+======================  ===================================================================  =====  =====
+type (Appendix B)       variant ids                                                           num    cat
+======================  ===================================================================  =====  =====
+1 schema change         schema_change_p{1,10,50,100}                                          4      4
+2 unit change           unit_change_x{10,100,1000}, unit_change_div{10,100,1000}              6      -
+3 casing change         casing_upper_p{1,10,50,100}, casing_lower_p{1,10,50,100}              -      8
+4 increased nulls       increased_nulls_p{1,10,50,100}, missing_values_p{1,10,50,100}         8      8
+5 data volume           volume_x2, volume_x10, volume_p50, volume_p10                         4      4
+6 distribution change   distribution_head_p{1,10,50}, distribution_tail_p{1,10,50}            6      6
+7 typos                 typo_p{1,10,50,100}                                                   4      4
+8 character insertion   insert_chars_p{1,10,50,100}                                           4      4
+9 character deletion    delete_chars_p{1,10,50,100}                                           4      4
+10 whitespace padding   whitespace_leading_p{1,10,50,100}, whitespace_trailing_p{1,10,50,100} -      8
+======================  ===================================================================  =====  =====
+
+56 variants: 40 apply to numeric columns, 50 to categorical ones. "p%" always selects exactly
+round(p·n) items (at least one) without replacement, so magnitudes are exact. Behaviour per type:
+
+1. ``schema_change_pX``: X% of the rows take the value of the same row of a neighbouring column of the same
+   kind (nearest by position, right before left); with none, the nearest column of any kind; with no other
+   column, the column's own values shuffled (a no-op for every order-insensitive metric). A numeric-dtype
+   column parses what it receives (text that is not a number becomes NaN); a text column receives text.
+2. ``unit_change_xF`` / ``_divF``: numbers multiplied / divided by F (text numbers re-spelled).
+3. ``casing_upper_pX`` / ``casing_lower_pX``: X% of the non-null values upper- / lower-cased, character by
+   character where case mapping would change the length (ß stays ß): only letters change.
+4. ``increased_nulls_pX``: X% of the rows become "" (categorical) or 0 (numeric), as in the paper;
+   ``missing_values_pX``: X% of the rows become null.
+5. ``volume_xF``: the column plus (F − 1)·n values resampled from it (length F·n); ``volume_pX``: X% of the
+   rows sampled without replacement, in order (length X%·n).
+6. ``distribution_head_pX`` / ``_tail_pX``: the complete values sorted (numbers by value, text by code
+   point), the first / last X% kept as a biased sample, and every complete value replaced by a draw from it.
+   Unlike the paper, which replaces C by the sample, the length is kept, so the issue is not also a volume
+   change.
+7. ``typo_pX``: X% of the perturbable characters replaced by a different one of the same class: ASCII digits
+   (numeric columns: only digits), lower-case and upper-case ASCII letters.
+8. ``insert_chars_pX``: X% of the values get one random character at a random position: a digit (after any
+   sign) in numeric columns, an ASCII letter, digit or punctuation character in categorical ones.
+9. ``delete_chars_pX``: X% of the non-empty values lose one random character (numeric columns: a digit;
+   a value left without digits is no longer a number).
+10. ``whitespace_leading_pX`` / ``_trailing_pX``: X% of the non-null values get a space before / after.
+
+Numeric-dtype columns of kind numeric come back as float64 (character-level issues spell numbers
+positionally, edit the text and parse it back; unparseable results become NaN); every other column, including
+a numeric-dtype column summarised as categorical, comes back as text (object dtype) spelled like
+``summary.to_text``, so its untouched values match the history's categories.
+"""
+
+from __future__ import annotations
+
+import functools
+import string
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from lakeindex.history.metrics import features
+from lakeindex.history.summary import (
+    CATEGORICAL,
+    DEFAULT_EXACT_DISTINCT_LIMIT,
+    DEFAULT_TOP_K,
+    KINDS,
+    NUMERIC,
+    ColumnSummary,
+    TextCache,
+    infer_kind,
+    summarize_series,
+    to_numbers,
+    to_text,
+)
+
+BOTH: tuple[str, ...] = (NUMERIC, CATEGORICAL)
+INSERT_POOL = string.ascii_letters + string.digits + string.punctuation
+
+Apply = Callable[[pd.Series, pd.DataFrame, str, np.random.Generator, str], pd.Series]
+
+
+@dataclass(frozen=True)
+class IssueVariant:
+    """One parametrised synthetic DQ issue: ``apply`` returns the corrupted column."""
+
+    id: str
+    issue_type: int  # Appendix B type number, 1..10
+    param: float  # the fraction p (0 < p ≤ 1) or the factor
+    kinds: tuple[str, ...]
+    fn: Apply = field(repr=False, compare=False)
+
+    def applicable(self, kind: str) -> bool:
+        """Whether the issue makes sense for a column kind (no unit change on text, no casing on numbers)."""
+        return kind in self.kinds
+
+    def apply(self, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str | None = None) -> pd.Series:
+        """The corrupted ``df[column]`` (a new Series with a RangeIndex; volume issues change its length)."""
+        series = df[column].reset_index(drop=True)
+        kind = kind or infer_kind(series)
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        if kind == CATEGORICAL:  # categories are text, spelled as the summaries spell them (ints stay "12")
+            series = to_text(series)
+        return self.fn(series, df, column, rng, kind)
+
+
+# -------------------------------------------------------------------------------------------- helpers
+
+
+def _count(n: int, p: float) -> int:
+    """round(p·n), at least 1 (when n > 0), at most n."""
+    return 0 if n == 0 else min(n, max(1, int(np.floor(p * n + 0.5))))
+
+
+def _pick(rng: np.random.Generator, candidates: np.ndarray, p: float) -> np.ndarray:
+    """A sorted random subset of exactly ``_count(len(candidates), p)`` candidates."""
+    return np.sort(rng.choice(candidates, size=_count(len(candidates), p), replace=False))
+
+
+def _numeric_dtype(s: pd.Series) -> bool:
+    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
+
+
+def _format_number(x: float) -> str:
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return np.format_float_positional(x, trim="-")
+
+
+def _strings(s: pd.Series) -> np.ndarray:
+    """Values as an object array of str (None for nulls); numbers of a numeric dtype spelled positionally."""
+    if _numeric_dtype(s):
+        nums = to_numbers(s)
+        out = np.full(len(s), None, dtype=object)
+        ok = ~np.isnan(nums)
+        out[ok] = [_format_number(x) for x in nums[ok]]
+        return out
+    return to_text(s).to_numpy(dtype=object)
+
+
+def _back(original: pd.Series, strings: np.ndarray) -> pd.Series:
+    """Edited strings in the original representation: parsed to float64 for numeric dtypes."""
+    out = pd.Series(strings, dtype=object)
+    return pd.Series(to_numbers(out)) if _numeric_dtype(original) else out
+
+
+def _nonnull(strings: np.ndarray) -> np.ndarray:
+    return np.flatnonzero(pd.notna(strings))
+
+
+def _complete(s: pd.Series, kind: str) -> np.ndarray:
+    """Positions of complete values: finite numbers (numeric kind) or non-empty text."""
+    if kind == NUMERIC:
+        return np.flatnonzero(~np.isnan(to_numbers(s)))
+    text = to_text(s)
+    return np.flatnonzero((text.notna() & (text != "")).to_numpy())
+
+
+# ------------------------------------------------------------------------------------------ the types
+
+
+def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n: int) -> pd.Series:
+    """The neighbouring column of the same kind (else the nearest column; else shuffled own values)."""
+    names = list(df.columns)
+    i = names.index(column)
+    order = [j for d in range(1, len(names)) for j in (i + d, i - d) if 0 <= j < len(names)]
+    for j in order:
+        if infer_kind(df.iloc[:, j]) == kind:
+            return df.iloc[:, j].reset_index(drop=True)
+    if order:
+        return df.iloc[:, order[0]].reset_index(drop=True)
+    own = df[column].reset_index(drop=True)
+    return pd.Series(own.to_numpy()[rng.permutation(n)])
+
+
+def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+                   p: float) -> pd.Series:
+    donor = _donor(df, column, kind, rng, len(s))
+    idx = _pick(rng, np.arange(len(s)), p)
+    if _numeric_dtype(s):  # a typed column parses what it receives: text that is not a number becomes NaN
+        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
+        out[idx] = to_numbers(donor)[idx]
+        return pd.Series(out)
+    values = to_text(s).to_numpy(dtype=object)
+    values[idx] = (_strings(donor) if kind == NUMERIC else to_text(donor).to_numpy(dtype=object))[idx]
+    return pd.Series(values, dtype=object)
+
+
+def _unit_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+                 factor: float) -> pd.Series:
+    nums = to_numbers(s) * factor
+    if _numeric_dtype(s):
+        return pd.Series(nums)
+    strings = to_text(s).to_numpy(dtype=object)
+    ok = ~np.isnan(nums)
+    strings[ok] = [_format_number(x) for x in nums[ok]]
+    return pd.Series(strings, dtype=object)
+
+
+def _recase(value: str, upper: bool) -> str:
+    changed = value.upper() if upper else value.lower()
+    if len(changed) == len(value):
+        return changed
+    one = (lambda c: c.upper()) if upper else (lambda c: c.lower())
+    return "".join(one(c) if len(one(c)) == 1 else c for c in value)
+
+
+def _casing(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+            upper: bool, p: float) -> pd.Series:
+    strings = _strings(s)
+    for i in _pick(rng, _nonnull(strings), p):
+        strings[i] = _recase(strings[i], upper)
+    return _back(s, strings)
+
+
+def _blank(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *, p: float,
+           null: bool) -> pd.Series:
+    idx = _pick(rng, np.arange(len(s)), p)
+    if _numeric_dtype(s):
+        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
+        out[idx] = np.nan if null else 0.0
+        return pd.Series(out)
+    values = s.to_numpy(dtype=object).copy()
+    values[idx] = None if null else ("0" if kind == NUMERIC else "")
+    return pd.Series(values, dtype=object)
+
+
+def _volume(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+            factor: float) -> pd.Series:
+    n = len(s)
+    if factor >= 1:
+        extra = rng.integers(0, n, size=int(round((factor - 1) * n))) if n else np.array([], dtype=int)
+        return pd.concat([s, s.iloc[extra]], ignore_index=True)
+    return s.iloc[_pick(rng, np.arange(n), factor)].reset_index(drop=True)
+
+
+def _distribution(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+                  head: bool, p: float) -> pd.Series:
+    pos = _complete(s, kind)
+    if len(pos) == 0:
+        return s.copy()
+    values = s.to_numpy(dtype=object)[pos]
+    keys = to_numbers(s)[pos] if kind == NUMERIC else to_text(s).to_numpy(dtype=object)[pos]
+    ordered = values[np.argsort(keys, kind="stable")]
+    k = _count(len(ordered), p)
+    biased = ordered[:k] if head else ordered[-k:]
+    draws = biased[rng.integers(0, k, size=len(pos))]
+    if _numeric_dtype(s):
+        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
+        out[pos] = draws.astype(float)
+        return pd.Series(out)
+    out_obj = s.to_numpy(dtype=object).copy()
+    out_obj[pos] = draws
+    return pd.Series(out_obj, dtype=object)
+
+
+_CLASSES = ((48, 10), (97, 26), (65, 26))  # (first code point, size): digits, lower, upper ASCII letters
+
+
+def _typo(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+          p: float) -> pd.Series:
+    strings = _strings(s)
+    nn = _nonnull(strings)
+    if len(nn) == 0:
+        return _back(s, strings)
+    values = [str(v) for v in strings[nn]]
+    sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
+    cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
+    classes = _CLASSES[:1] if kind == NUMERIC else _CLASSES
+    which = np.full(len(cps), -1)
+    for c, (base, size) in enumerate(classes):
+        which[(cps >= base) & (cps < base + size)] = c
+    chosen = _pick(rng, np.flatnonzero(which >= 0), p)
+    u = rng.random(len(chosen))
+    for c, (base, size) in enumerate(classes):
+        mine = which[chosen] == c
+        shift = 1 + (u[mine] * (size - 1)).astype(np.uint32)  # 1..size-1: always a different character
+        cps[chosen[mine]] = base + (cps[chosen[mine]] - base + shift) % size
+    strings[nn] = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
+    return _back(s, strings)
+
+
+def _edit_chars(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+                p: float, insert: bool) -> pd.Series:
+    strings = _strings(s)
+    if kind == NUMERIC:
+        cand = np.flatnonzero(~np.isnan(to_numbers(pd.Series(strings, dtype=object))))
+    else:
+        cand = np.flatnonzero([v is not None and (insert or v != "") for v in strings])
+    idx = _pick(rng, cand, p)
+    u, pick = rng.random(len(idx)), rng.integers(0, len(INSERT_POOL), size=len(idx))
+    for j, i in enumerate(idx):
+        v = strings[i]
+        if insert:
+            start = 1 if kind == NUMERIC and v[:1] in ("+", "-") else 0
+            at = start + int(u[j] * (len(v) - start + 1))
+            ch = string.digits[pick[j] % 10] if kind == NUMERIC else INSERT_POOL[pick[j]]
+            strings[i] = v[:at] + ch + v[at:]
+        else:
+            spots = [k for k, c in enumerate(v) if c in string.digits] if kind == NUMERIC else range(len(v))
+            if len(spots):
+                at = spots[int(u[j] * len(spots))]
+                strings[i] = v[:at] + v[at + 1:]
+    return _back(s, strings)
+
+
+def _whitespace(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
+                leading: bool, p: float) -> pd.Series:
+    strings = _strings(s)
+    for i in _pick(rng, _nonnull(strings), p):
+        strings[i] = " " + strings[i] if leading else strings[i] + " "
+    return _back(s, strings)
+
+
+# ----------------------------------------------------------------------------------------- variants
+
+
+def _pct(p: float) -> str:
+    return f"p{round(p * 100)}"
+
+
+def _build() -> tuple[IssueVariant, ...]:
+    v: list[IssueVariant] = []
+    grid = (0.01, 0.1, 0.5, 1.0)
+
+    def add(vid: str, number: int, param: float, kinds: tuple[str, ...], fn: Callable[..., pd.Series],
+            **kw: object) -> None:
+        v.append(IssueVariant(vid, number, param, kinds, functools.partial(fn, **kw)))
+
+    for p in grid:
+        add(f"schema_change_{_pct(p)}", 1, p, BOTH, _schema_change, p=p)
+    for f in (10, 100, 1000):
+        add(f"unit_change_x{f}", 2, f, (NUMERIC,), _unit_change, factor=float(f))
+    for f in (10, 100, 1000):
+        add(f"unit_change_div{f}", 2, 1 / f, (NUMERIC,), _unit_change, factor=1 / f)
+    for name, upper in (("upper", True), ("lower", False)):
+        for p in grid:
+            add(f"casing_{name}_{_pct(p)}", 3, p, (CATEGORICAL,), _casing, upper=upper, p=p)
+    for p in grid:
+        add(f"increased_nulls_{_pct(p)}", 4, p, BOTH, _blank, p=p, null=False)
+    for p in grid:
+        add(f"missing_values_{_pct(p)}", 4, p, BOTH, _blank, p=p, null=True)
+    for f in (2, 10):
+        add(f"volume_x{f}", 5, f, BOTH, _volume, factor=float(f))
+    for p in (0.5, 0.1):
+        add(f"volume_{_pct(p)}", 5, p, BOTH, _volume, factor=p)
+    for name, head in (("head", True), ("tail", False)):
+        for p in (0.01, 0.1, 0.5):
+            add(f"distribution_{name}_{_pct(p)}", 6, p, BOTH, _distribution, head=head, p=p)
+    for p in grid:
+        add(f"typo_{_pct(p)}", 7, p, BOTH, _typo, p=p)
+    for p in grid:
+        add(f"insert_chars_{_pct(p)}", 8, p, BOTH, _edit_chars, p=p, insert=True)
+    for p in grid:
+        add(f"delete_chars_{_pct(p)}", 9, p, BOTH, _edit_chars, p=p, insert=False)
+    for name, leading in (("leading", True), ("trailing", False)):
+        for p in grid:
+            add(f"whitespace_{name}_{_pct(p)}", 10, p, (CATEGORICAL,), _whitespace, leading=leading, p=p)
+    return tuple(v)
+
+
+VARIANTS: tuple[IssueVariant, ...] = _build()
+VARIANT_IDS: tuple[str, ...] = tuple(x.id for x in VARIANTS)
+BY_ID: dict[str, IssueVariant] = {x.id: x for x in VARIANTS}
+assert len(BY_ID) == len(VARIANTS), "variant ids must be unique"
+
+
+def variants_for(kind: str) -> tuple[IssueVariant, ...]:
+    """The variants applicable to a column kind, in the stable order of ``VARIANTS``."""
+    return tuple(x for x in VARIANTS if x.applicable(kind))
+
+
+def variant_rng(seed: int, variant_id: str) -> np.random.Generator:
+    """The generator of one variant: depends only on the seed and the id, not on which others run."""
+    return np.random.default_rng([seed, zlib.crc32(variant_id.encode("utf-8"))])
+
+
+def corrupt(latest_df: pd.DataFrame, column: str, variant_id: str, seed: int = 0,
+            kind: str | None = None) -> pd.Series:
+    """``df[column]`` with one issue injected, reproducibly (the column ``issue_features`` summarises)."""
+    return BY_ID[variant_id].apply(latest_df, column, variant_rng(seed, variant_id), kind)
+
+
+def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame, column: str, seed: int = 0, *,
+                   scale: float = 1.0, kind: str | None = None, top_k: int = DEFAULT_TOP_K,
+                   exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> dict[str, dict[str, float]]:
+    """Per applicable variant id: ``features(prev_summary, summary of the corrupted latest column)``.
+
+    ``latest_df`` is the latest batch, or a uniform sample of it with ``scale`` = full rows / sample rows:
+    each corrupted summary is then ``ColumnSummary.scaled(scale)`` so row_count, sum and dist_val_count (and
+    the counts behind chisquare) describe a full-size batch, comparable with the history's features. The
+    kind is ``kind``, else ``prev_summary.kind``, else inferred from the latest column.
+    """
+    if scale <= 0:
+        raise ValueError("scale must be positive")
+    kind = kind or (prev_summary.kind if prev_summary is not None else infer_kind(latest_df[column]))
+    cache = TextCache()
+    out: dict[str, dict[str, float]] = {}
+    for variant in variants_for(kind):
+        corrupted = variant.apply(latest_df, column, variant_rng(seed, variant.id), kind)
+        summary = summarize_series(corrupted, kind, top_k=top_k, exact_distinct_limit=exact_distinct_limit,
+                                   cache=cache).scaled(scale, exact_distinct_limit)
+        out[variant.id] = features(prev_summary, summary)
+    return out
