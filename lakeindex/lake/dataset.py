@@ -9,6 +9,7 @@ extensions (the same ones the index job reads); a directory must hold one format
 from __future__ import annotations
 
 import os
+import re
 from typing import TYPE_CHECKING
 
 from lakeindex.lake.readers import FORMATS, file_format
@@ -36,10 +37,7 @@ def detect_format(path: str) -> str:
         return fmt
     if not os.path.isdir(local):
         raise DatasetError(f"{path}: no such file or directory")
-    found = set()
-    for _root, dirs, files in os.walk(local):
-        dirs[:] = [d for d in dirs if not d.startswith((".", "_"))]
-        found.update(f for f in (file_format(n) for n in files if not n.startswith((".", "_"))) if f)
+    found = {f for _, f in _data_files(local)}
     if not found:
         raise DatasetError(f"{path}: no data files (expected {', '.join(sorted(FORMATS))})")
     if len(found) > 1:
@@ -49,17 +47,49 @@ def detect_format(path: str) -> str:
 
 def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_schema: bool = True) -> DataFrame:
     """A typed DataFrame of the dataset at ``path`` (file or directory)."""
+    given = fmt is not None
     fmt = fmt or detect_format(path)
-    reader = spark.read
-    if fmt in ("csv", "tsv"):
-        df = reader.options(header=True, inferSchema=infer_schema, sep="\t" if fmt == "tsv" else ",",
-                            multiLine=False, mode="PERMISSIVE").csv(path)
-    elif fmt == "parquet":
-        df = reader.parquet(path)
-    elif fmt == "jsonl":
-        df = reader.options(mode="PERMISSIVE").json(path)
-    else:
+    if fmt not in ("csv", "tsv", "parquet", "jsonl"):
         raise DatasetError(f"unknown format {fmt!r} (csv, tsv, parquet, jsonl)")
+    reader, sources = spark.read, [path]
+    local = path[len("file://"):] if path.startswith("file://") else path
+    if "://" not in local and os.path.isdir(local):
+        # Spark would read every file of the directory (a README.md as CSV rows) and not the files of
+        # plain sub-directories: read exactly the data files of this format, keeping partition columns
+        files = [_glob_escape(os.path.abspath(p)) for p, f in _data_files(local) if f == fmt]
+        if files:
+            reader, sources = reader.option("basePath", os.path.abspath(local)), files
+        elif not given:
+            raise DatasetError(f"{path}: no {fmt} files")
+    try:
+        if fmt in ("csv", "tsv"):
+            df = reader.options(header=True, inferSchema=infer_schema, sep="\t" if fmt == "tsv" else ",",
+                                multiLine=False, mode="PERMISSIVE").csv(sources)
+        elif fmt == "parquet":
+            df = reader.parquet(*sources)
+        else:
+            df = reader.options(mode="PERMISSIVE").json(sources)
+    except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
+        lines = str(exc).strip().splitlines()
+        detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
+        raise DatasetError(f"{path}: cannot read as {fmt}: {detail.strip()[:500]}") from exc
     if not df.columns:
         raise DatasetError(f"{path}: the {fmt} reader found no columns (empty file?)")
     return df
+
+
+def _data_files(local: str) -> list[tuple[str, str]]:
+    """(path, format) of the data files under a local directory, skipping hidden and ``_`` names as Spark does."""
+    out = []
+    for root, dirs, files in os.walk(local):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for n in sorted(files):
+            fmt = file_format(n) if not n.startswith((".", "_")) else None
+            if fmt:
+                out.append((os.path.join(root, n), fmt))
+    return out
+
+
+def _glob_escape(path: str) -> str:
+    """A path Spark reads literally: it expands glob characters in the paths it is given."""
+    return re.sub(r"([\\{}\[\]*?])", r"\\\1", path)
