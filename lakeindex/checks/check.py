@@ -12,6 +12,8 @@ it to some rows. Null handling: is_non_negative/is_positive/is_in_range/is_conta
 
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -64,8 +66,10 @@ def sql_literal(value: Any) -> str:
         return "NULL"
     if isinstance(value, bool):
         return "TRUE" if value else "FALSE"
-    if isinstance(value, int | float):
+    if isinstance(value, int):
         return repr(value)
+    if isinstance(value, float):  # repr gives nan/inf, which Spark SQL would read as column names
+        return repr(value) if math.isfinite(value) else f"CAST('{value!r}' AS DOUBLE)"
     text = str(value).replace("\\", "\\\\").replace("'", "\\'")
     return f"'{text}'"
 
@@ -172,6 +176,8 @@ class Check:
     def is_contained_in(self, column: str, values: Sequence[Any], assertion: AssertionLike = None,
                         where: str | None = None) -> Check:
         """Fraction of the non-null values of ``column`` that are in ``values`` (default: all)."""
+        if isinstance(values, str | bytes):  # would silently allow its single characters
+            raise ValueError(f"is_contained_in({column}): the allowed values must be a list, got {values!r}")
         if not values:
             raise ValueError(f"is_contained_in({column}): the allowed values are empty")
         c = sql_ident(column)
@@ -252,6 +258,9 @@ class Check:
     def has_histogram_values(self, column: str, assertion: Callable[[dict[str, Any]], bool],
                              max_bins: int = 1000, where: str | None = None) -> Check:
         """``assertion`` receives ``{value: {"absolute": n, "ratio": r}}`` (nulls as ``NullValue``)."""
+        if not callable(assertion):  # a textual bound cannot judge a histogram: it would always fail
+            raise ValueError(f"has_histogram_values({column}): the assertion must be a callable taking the bins "
+                             f"{{value: {{'absolute': n, 'ratio': r}}}}, got {assertion!r}")
         return self._add(Histogram(column, max_bins=max_bins, where=where), assertion,
                          f"has_histogram_values({column})", pick=lambda v: v["bins"])
 
@@ -312,5 +321,7 @@ def _duplicates(cols: tuple[str, ...], where: str | None) -> Callable[[DataFrame
         if where:
             df = df.where(where)
         keys = [F.col(sql_ident(c)) for c in cols]
+        # as Uniqueness does, rows whose key columns are all null are not values (completeness judges them)
+        df = df.where(functools.reduce(lambda a, b: a | b, [k.isNotNull() for k in keys]))
         return df.groupBy(*keys).count().where(F.col("count") > 1).orderBy(F.col("count").desc())
     return query
