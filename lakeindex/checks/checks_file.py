@@ -30,6 +30,7 @@ class ChecksFileError(ValueError):
 
 
 _NOT_CONSTRAINTS = {"add_constraint", "analyzers"}
+_CHECK_KEYS = {"level", "description", "constraints"}
 
 
 def constraint_types() -> list[str]:
@@ -47,11 +48,11 @@ def analyzer_from_dict(spec: dict[str, Any] | str) -> Analyzer:
         raise ChecksFileError(f"analyzer must be an object with a 'type', got {spec!r}")
     kwargs = dict(spec)
     name = kwargs.pop("type")
-    cls = getattr(metrics, name, None)
-    if not (isinstance(cls, type) and issubclass(cls, Analyzer)):
-        names = sorted(n for n in metrics.__all__ if isinstance(getattr(metrics, n), type)
-                       and issubclass(getattr(metrics, n), Analyzer) and n != "Analyzer")
+    names = sorted(n for n in metrics.__all__ if isinstance(getattr(metrics, n), type)
+                   and issubclass(getattr(metrics, n), Analyzer) and n != "Analyzer")
+    if name not in names:  # the abstract base would pass an issubclass test and crash the run
         raise ChecksFileError(f"unknown analyzer type {name!r}; one of {', '.join(names)}")
+    cls = getattr(metrics, name)
     for k, v in list(kwargs.items()):
         if isinstance(v, list):
             kwargs[k] = tuple(v)
@@ -73,9 +74,15 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
         where = f"checks[{i}]"
         if not isinstance(spec, dict):
             raise ChecksFileError(f"{where}: expected an object")
+        unknown = sorted(set(spec) - _CHECK_KEYS)
+        if unknown:  # a misspelt "constraints" would otherwise leave a check that passes vacuously
+            raise ChecksFileError(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; "
+                                  f"a check has {', '.join(sorted(_CHECK_KEYS))}")
+        if not isinstance(spec.get("constraints", []), list):
+            raise ChecksFileError(f"{where}: 'constraints' must be a list")
         try:
             check = Check(spec.get("level", "error"), spec.get("description", f"check {i}"))
-        except ValueError as exc:
+        except (TypeError, ValueError, AttributeError) as exc:
             raise ChecksFileError(f"{where}: {exc}") from exc
         for j, c in enumerate(spec.get("constraints") or []):
             cwhere = f"{where}.constraints[{j}]"
@@ -84,11 +91,15 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
             kwargs = {k: v for k, v in c.items() if k != "type"}
             try:
                 if c["type"] == "has_no_anomalies":
+                    extra = sorted(set(kwargs) - {"analyzer", "strategy"})
+                    if extra:
+                        raise TypeError(f"unexpected key(s) {', '.join(map(repr, extra))}: "
+                                        "has_no_anomalies takes 'analyzer' and 'strategy'")
                     check.has_no_anomalies(analyzer_from_dict(kwargs.get("analyzer")),
                                            strategy_from_dict(kwargs.get("strategy") or {}))
                 else:
                     getattr(check, c["type"])(**kwargs)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. a number for a column
                 raise ChecksFileError(f"{cwhere} ({c['type']}): {exc}") from exc
         out.append(check)
     return out
@@ -109,10 +120,13 @@ def load_checks(path: str | Path) -> list[Check]:
         except ChecksFileError as exc:
             raise ChecksFileError(f"{path}: {exc}") from exc
     if path.suffix == ".py":
-        namespace = runpy.run_path(str(path))
-        checks = namespace.get("checks")
-        if callable(checks):
-            checks = checks()
+        try:  # a broken module is a bad checks file (exit 2), not a crash
+            namespace = runpy.run_path(str(path))
+            checks = namespace.get("checks")
+            if callable(checks):
+                checks = checks()
+        except Exception as exc:  # noqa: BLE001 - user code may raise anything
+            raise ChecksFileError(f"{path}: {type(exc).__name__}: {exc}") from exc
         if not isinstance(checks, list | tuple) or not all(isinstance(c, Check) for c in checks):
             raise ChecksFileError(f"{path}: must define `checks`, a list of lakeindex.checks.Check "
                                   "(or a function returning one)")

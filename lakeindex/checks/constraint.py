@@ -141,9 +141,12 @@ class AnomalyConstraint(Constraint):
         from lakeindex.anomaly import AnomalyDetector, DataPoint
 
         metric = metrics.get(self.analyzer)
-        if metric is None or not metric.ok or not isinstance(metric.value, int | float):
+        if metric is None or not metric.ok:
             reason = metric.error if metric is not None else "metric was not computed"
             return ConstraintResult(self.description, FAILURE, f"metric could not be computed: {reason}", metric)
+        if not isinstance(metric.value, int | float):
+            return ConstraintResult(self.description, FAILURE, f"has_no_anomalies needs a scalar metric; "
+                                    f"{metric.name} is a distribution", metric)
         if ctx.repository is None or ctx.dataset is None or ctx.result_key is None:
             return ConstraintResult(self.description, FAILURE,
                                     "has_no_anomalies needs a metrics repository, a dataset name and a result key "
