@@ -159,7 +159,7 @@ def test_identical_batches_have_zero_distance_and_p_value_one():
         two = two_distribution(s, s)
         assert set(two) == set(NUMERIC_TWO if s.kind == NUMERIC else CATEGORICAL_TWO)
         for name, value in two.items():
-            assert value == approx(1.0 if name.endswith("chisquare") else 0.0, abs=1e-12), name
+            assert value == approx(1.0 if name.endswith("pvalue") else 0.0, abs=1e-12), name
 
 
 def test_categorical_two_distribution_by_hand():
@@ -174,12 +174,13 @@ def test_categorical_two_distribution_by_hand():
     kl_qm = 0.25 * math.log2(0.25 / m[0]) + 0.25 * math.log2(0.25 / m[1]) + 0.5 * math.log2(0.5 / m[3])
     assert two["js_div"] == approx((kl_pm + kl_qm) / 2)  # base 2
     # chi-squared: expected counts (1.5, 1, .5, 1) per row, statistic 10/3 with 3 degrees of freedom
-    assert two["chisquare"] == approx(stats.chi2.sf(10 / 3, 3))
+    assert two["chisquare"] == approx(10 / 3)
+    assert two["chisquare_pvalue"] == approx(stats.chi2.sf(10 / 3, 3))
     # KL(cur ‖ prev) with 0.5 added to each of the 4 categories: (1.5, 1.5, .5, 2.5) vs (2.5, 1.5, 1.5, .5), /6
     c, p = (1.5, 1.5, 0.5, 2.5), (2.5, 1.5, 1.5, 0.5)
     assert two["kl_div"] == approx(sum(ci / 6 * math.log2(ci / pi) for ci, pi in zip(c, p, strict=True)))
     # all values are letters: identical pattern profiles
-    assert (two["pat_l1"], two["pat_chisquare"]) == (0, 1)
+    assert (two["pat_l1"], two["pat_chisquare"], two["pat_chisquare_pvalue"]) == (0, 0, 1)
 
 
 def test_pattern_distances_see_format_changes():

@@ -33,10 +33,13 @@ Two-distribution metrics (``two_distribution(prev, cur)``), logarithms in base 2
   (0 when the means are equal, the cap when they differ but both batches are constant).
 * categorical, on the frequencies of complete values (top-K values plus one shared "rest" bucket) and,
   prefixed ``pat_``, on the frequencies of their Algorithm-2 patterns: ``l1`` = Σ|p − q| in [0, 2] (not
-  halved); ``linf`` = max |p − q|; ``cosine`` = 1 − cos(p, q); ``chisquare`` = p-value of Pearson's
-  chi-squared test of homogeneity on the 2 × k table of counts, without continuity correction (1 when equal;
-  small = different; 1 when both batches have a single category); ``js_div`` = Jensen-Shannon divergence in
-  [0, 1].
+  halved); ``linf`` = max |p − q|; ``cosine`` = 1 − cos(p, q); ``chisquare`` = Pearson's chi-squared
+  statistic of homogeneity on the 2 × k table of counts (0 when equal) and ``chisquare_pvalue`` its p-value
+  (1 when equal, small = different; no continuity correction; 1 when both batches have a single category);
+  ``js_div`` = Jensen-Shannon divergence in [0, 1]. Tables 3-4 use the p-value; it is emitted under an
+  explicit name because every other two-distribution metric is a distance (larger = more different) and
+  ``lakeindex.avh.bounds`` bounds those one-sided from above (Cantelli), which would guard the wrong side of a
+  p-value; names ending in ``_pvalue`` get two-sided bounds there.
 * ``kl_div`` = KL(cur ‖ prev) in bits, with a Jeffreys pseudo-count of 0.5 added to every bin/category of
   the union support on both sides so unseen values give a large but finite divergence.
 """
@@ -54,7 +57,7 @@ NUMERIC_SINGLE = ("min", "max", "mean", "median", "sum", "range", "row_count", "
 CATEGORICAL_SINGLE = ("str_len", "char_len", "digit_len", "punc_len", "row_count", "unique_ratio", "complete_ratio",
                       "dist_val_count")
 NUMERIC_TWO = ("emd", "js_div", "kl_div", "ks_dist", "cohen_d")
-_DIST = ("l1", "linf", "cosine", "chisquare", "js_div", "kl_div")
+_DIST = ("l1", "linf", "cosine", "chisquare", "chisquare_pvalue", "js_div", "kl_div")
 CATEGORICAL_TWO = _DIST + tuple("pat_" + m for m in _DIST)
 COHEN_D_CAP = 1e6
 KL_PSEUDO_COUNT = 0.5
@@ -185,9 +188,10 @@ def _categorical_two(pc: dict[str, float], prest: float, cc: dict[str, float], c
     if pn.sum() <= 0 or qn.sum() <= 0:
         return {}
     p, q = pn / pn.sum(), qn / qn.sum()
-    return {"l1": float(np.abs(p - q).sum()), "linf": float(np.abs(p - q).max()),
-            "cosine": cosine_distance(p, q), "chisquare": chisquare_pvalue(pn, qn),
-            "js_div": js_divergence(p, q), "kl_div": kl_divergence(qn, pn)}
+    stat, pvalue = chisquare(pn, qn)
+    return {"l1": float(np.abs(p - q).sum()), "linf": float(np.abs(p - q).max()), "cosine": cosine_distance(p, q),
+            "chisquare": stat, "chisquare_pvalue": pvalue, "js_div": js_divergence(p, q),
+            "kl_div": kl_divergence(qn, pn)}
 
 
 def cosine_distance(p: np.ndarray, q: np.ndarray) -> float:
@@ -195,13 +199,14 @@ def cosine_distance(p: np.ndarray, q: np.ndarray) -> float:
     return float(max(0.0, 1.0 - float(np.dot(p, q)) / (np.linalg.norm(p) * np.linalg.norm(q))))
 
 
-def chisquare_pvalue(p_counts: np.ndarray, q_counts: np.ndarray) -> float:
-    """p-value of Pearson's chi-squared homogeneity test on the 2 × k table (no continuity correction)."""
+def chisquare(p_counts: np.ndarray, q_counts: np.ndarray) -> tuple[float, float]:
+    """Statistic and p-value of Pearson's chi-squared homogeneity test on the 2 × k table (no correction)."""
     table = np.vstack([p_counts, q_counts])
     table = table[:, table.sum(axis=0) > 0]
     if table.shape[1] < 2:
-        return 1.0
-    return float(stats.chi2_contingency(table, correction=False).pvalue)
+        return 0.0, 1.0
+    res = stats.chi2_contingency(table, correction=False)
+    return float(res.statistic), float(res.pvalue)
 
 
 def js_divergence(p: np.ndarray, q: np.ndarray) -> float:
@@ -223,5 +228,5 @@ def _kl_bits(p: np.ndarray, q: np.ndarray) -> float:
 
 
 __all__ = ["CATEGORICAL", "CATEGORICAL_SINGLE", "CATEGORICAL_TWO", "NUMERIC", "NUMERIC_SINGLE", "NUMERIC_TWO",
-           "chisquare_pvalue", "cohen_d", "cosine_distance", "features", "js_divergence", "kl_divergence",
+           "chisquare", "cohen_d", "cosine_distance", "features", "js_divergence", "kl_divergence", "quantile_emd",
            "ks_distance", "metric_names", "single_distribution", "two_distribution"]
