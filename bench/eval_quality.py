@@ -50,7 +50,7 @@ from lakeindex.index.store import IndexReader  # noqa: E402
 from lakeindex.lake.readers import file_format, read_table  # noqa: E402
 from lakeindex.patterns.hierarchy import fixed, plus  # noqa: E402
 from lakeindex.patterns.pattern import escape_literal, to_regex  # noqa: E402
-from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze  # noqa: E402
+from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze, base_kind  # noqa: E402
 
 METHODS = ["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh", "dictionary", "profiler"]
 ALPHA = 0.01
@@ -105,7 +105,8 @@ def answer_key(tables: int | None, seed: int) -> dict[tuple[str, str], tuple[str
 def profiler_pattern(values: list[str]) -> str | None:
     """Most specific pattern shared by all values (Potter's Wheel style), or None."""
     analyses = [analyze(v, max_subruns=99) for v in set(values)]
-    layout = {tuple(p if isinstance(p, str) else tuple(k for k, _ in p) for p in a.shape) for a in analyses}
+    layout = {tuple(p if isinstance(p, str) else tuple(base_kind(k) for k, _ in p) for p in a.shape)
+              for a in analyses}
     if len(layout) != 1:
         return None
     first = analyses[0]
@@ -114,14 +115,15 @@ def profiler_pattern(values: list[str]) -> str | None:
         if isinstance(part, str):
             out.append(escape_literal(part))
             continue
-        for j, (kind, _) in enumerate(part):
+        for j, (marked, _) in enumerate(part):
+            kind = base_kind(marked)
             texts = {a.slots[slot] for a in analyses}
             lengths = {len(a.shape[i][j][1] * "x") for a in analyses}
             if len(texts) == 1:
                 out.append(escape_literal(texts.pop()))
             else:
                 cls = {DIGIT: "digit", UPPER: "upper", LOWER: "lower", MIXED: "letter"}[kind]
-                kinds = {a.shape[i][j][0] for a in analyses}
+                kinds = {base_kind(a.shape[i][j][0]) for a in analyses}
                 if len(kinds) > 1:
                     cls = "letter"
                 out.append(fixed(cls, lengths.pop()) if len(lengths) == 1 else plus(cls))

@@ -217,3 +217,35 @@ def test_optional_block_of_words(signed_index):
 def test_unrelated_structures_get_no_optional_rule(signed_index):
     # nothing every value has: no rule, rather than (a)?(b)?
     assert not fit(signed_index, ["--"] * 50 + ["web"] * 50, "fmdv-vh").feasible
+
+
+def sha(rng: random.Random) -> str:
+    return f"{rng.getrandbits(28):07x}"
+
+
+def code(rng: random.Random, n: int = 7) -> str:
+    return "".join(rng.choice("abcdefghijklmnopqrstuvwxyz0123456789") for _ in range(n))
+
+
+@pytest.fixture(scope="module")
+def hex_index(tmp_path_factory):
+    """The corpus plus git SHAs, 7-character codes, codes of varying length and impure word columns."""
+    rng = random.Random(12)
+    cols = corpus()
+    cols += [[sha(rng) for _ in range(60)] for _ in range(40)]
+    cols += [[code(rng) for _ in range(60)] for _ in range(40)]
+    cols += [[code(rng, rng.randint(5, 9)) for _ in range(60)] for _ in range(20)]
+    cols += [[rng.choice(["web", "phone", "mobile_app", "retail_store"]) for _ in range(60)] for _ in range(20)]
+    path = tmp_path_factory.mktemp("hex") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+def test_git_sha_column_gets_a_hex_rule_that_flags_other_codes(hex_index):
+    rng = random.Random(13)
+    rule = fit(hex_index, [sha(rng) for _ in range(100)])
+    assert rule.pattern in ("<hex>{7}", "<hex>+"), rule.pattern
+    assert validate(rule, [sha(rng) for _ in range(500)])["passed"]
+    assert validate(rule, [code(rng) for _ in range(500)])["flagged"]  # 7 characters, but not hex
+    assert validate(rule, [sha(rng).upper() for _ in range(500)])["passed"]  # the class is case-blind

@@ -13,7 +13,7 @@ import pytest
 
 from indexer_jobs import build_index as job
 from lakeindex.cli import main as cli_main
-from lakeindex.index.format import impurity_units, unpack
+from lakeindex.index.format import FORMAT_VERSION, impurity_units, unpack
 from lakeindex.index.scan import profile_file
 from lakeindex.index.store import IndexReader, current_version
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -70,7 +70,7 @@ def test_build_equals_local_reference(spark, lake, tmp_path):
     meta = job.build_index(spark, str(lake), tmp_path / "ix", min_coverage=2, progress=False)
     assert meta["tables_scanned"] == 8 and meta["columns_scanned"] == 40
     assert meta["cells_scanned"] == 8 * 5 * 40 and meta["files_skipped"] == 0
-    assert meta["limits"]["tau"] == 8 and meta["format_version"] == 1 and meta["build_seconds"] > 0
+    assert meta["limits"]["tau"] == 8 and meta["format_version"] == FORMAT_VERSION and meta["build_seconds"] > 0
     got = index_items(tmp_path / "ix")
     assert got == reference_index(lake, 2)
     assert meta["patterns"] == len(got)

@@ -87,6 +87,18 @@ def test_reader_errors_are_clear(tmp_path):
         IndexReader(tmp_path / "empty")
 
 
+def test_index_of_an_older_format_is_refused_with_advice(tmp_path):
+    from lakeindex.index.format import FORMAT_VERSION
+
+    publish(tmp_path / "ix", {"<digit>+": (0, 2)})
+    meta_path = tmp_path / "ix" / current_version(tmp_path / "ix") / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    assert meta["format_version"] == FORMAT_VERSION == 2  # 2: <hex> keys
+    meta_path.write_text(json.dumps({**meta, "format_version": 1}))
+    with pytest.raises(IndexError_, match="has format 1; this lakeindex reads format 2: rebuild it"):
+        IndexReader(tmp_path / "ix")
+
+
 def test_merge_adds_keywise(tmp_path):
     publish(tmp_path / "a", {"p": (10, 2), "q": (0, 1)}, tables_scanned=2)
     publish(tmp_path / "b", {"p": (5, 1), "r": (3, 3)}, tables_scanned=3)

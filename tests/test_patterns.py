@@ -208,3 +208,63 @@ def test_optional_blocks_are_skipped_by_example_and_generality():
 
     assert example("<opt>-</opt><digit>+") == "0"
     assert generality("<opt>-</opt><digit>+") == generality("<digit>+")
+
+
+def test_hex_words_are_marked_and_get_hex_classes():
+    from lakeindex.patterns.tokens import ALNUM, ALNUM_HEX, DIGIT, LOWER, LOWER_HEX, UPPER_HEX
+
+    assert analyze("8026a55").shape == (((DIGIT, 4), (LOWER_HEX, 1), (DIGIT, 2)),)  # 3 runs: kept per run
+    assert analyze("c02c12a").shape == (((ALNUM_HEX, 7),),) and analyze("c02c12a").ntokens == 1
+    assert analyze("C0FFEE1").shape == (((ALNUM_HEX, 7),),)  # 4 runs
+    assert analyze("A1").shape == (((UPPER_HEX, 1), (DIGIT, 1)),)
+    assert analyze("g02c12a").shape == (((ALNUM, 7),),)  # a letter beyond f: not hex
+    assert analyze("12kg").shape == (((DIGIT, 2), (LOWER, 2)),)
+    for v in ("8026a55", "c02c12a", "A1"):
+        p = value_patterns(v)
+        assert {f"<hex>{{{len(v)}}}", "<hex>+"} <= p, v
+        assert f"<alphanum>{{{len(v)}}}" in p
+    assert "<digit>{4}<lower>{1}<digit>{2}" in value_patterns("8026a55")  # run classes as before
+    # digits only, letters only, or letters past f: described by their own classes
+    for v in ("1234567", "cafe", "12kg", "zz9"):
+        assert not any("<hex>" in p for p in value_patterns(v)), v
+
+
+def test_hex_sits_between_runs_and_alphanum():
+    from lakeindex.patterns.pattern import generality
+
+    assert generality("<digit>+") < generality("<hex>{7}") < generality("<hex>+") <= generality("<alphanum>{7}")
+    assert generality("<hex>+") < generality("<alphanum>+")
+
+
+@pytest.mark.parametrize("pattern,yes,no", [
+    ("<hex>{7}", ["8026a55", "c02c12a", "C02C12A", "1234567", "abcdefa"], ["g02c12a", "8026a5", "8026a555", "8026-55"]),
+    ("<hex>+-<hex>{4}", ["3f2a9c1e-0b1c", "3F-ABCD"], ["3f2a9c1e-0b1", "xyz-0b1c", "-0b1c"]),
+])
+def test_hex_regex_agrees_with_matcher_and_re2(pattern, yes, no):
+    assert format_elements(parse(pattern)) == pattern
+    values = yes + no
+    re2 = pc.match_substring_regex(pa.array(values), to_regex(pattern)).to_pylist()
+    assert re2 == [matches(pattern, v) for v in values] == [True] * len(yes) + [False] * len(no)
+
+
+@pytest.mark.parametrize("value", ["8026a55", "3f2a9c1e-0b1c-4d2e", "AB:CD:12:34:5E:6F", "f0e1d2c3b4a5"])
+def test_hex_values_round_trip_and_match_every_pattern(value):
+    pats = value_patterns(value, EnumerationLimits(tau=13))
+    assert any("<hex>" in p for p in pats)
+    arr = pa.array([value])
+    for p in sorted(pats)[::max(1, len(pats) // 60)] + [p for p in pats if "<hex>" in p][:40]:
+        assert format_elements(parse(p)) == p
+        assert matches(p, value)
+        assert pc.match_substring_regex(arr, to_regex(p))[0].as_py(), (p, to_regex(p))
+
+
+def test_hex_column_counts_equal_brute_force():
+    rng = random.Random(11)
+    values = [rng.choice([f"{rng.getrandbits(28):07x}", f"v{rng.randint(1, 9)}.{rng.randint(0, 9)}",
+                          f"{rng.getrandbits(16):04X}-{rng.randint(0, 99)}"]) for _ in range(300)]
+    limits = EnumerationLimits(min_share=0)
+    cp = column_patterns(values, limits=limits)
+    exact = brute_force_counts(values, limits)
+    for p, c in exact.items():
+        if "<hex>" in p and not any(e.cls is None and re.search("[A-Za-z0-9]", e.text) for e in parse(p)):
+            assert cp.counts.get(p) == c, p

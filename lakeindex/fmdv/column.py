@@ -11,7 +11,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.tokens import ALNUM, DIGIT, analyze
+from lakeindex.patterns.tokens import ALNUM, DIGIT, analyze, base_kind
 
 
 def part_label(part: object) -> tuple[str, str]:
@@ -19,7 +19,7 @@ def part_label(part: object) -> tuple[str, str]:
     if isinstance(part, str):
         return ("s", part)
     if len(part) == 1:
-        kind = part[0][0]
+        kind = base_kind(part[0][0])
         return ("w", "N" if kind == DIGIT else "A" if kind == ALNUM else "L")
     return ("w", "A")
 

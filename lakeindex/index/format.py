@@ -16,7 +16,9 @@ from __future__ import annotations
 
 from rocksdict import BlockBasedOptions, Cache, DBCompressionType, Options
 
-FORMAT_VERSION = 1
+# 2: the hierarchy gained <hex> (keys of hex words). A format-1 index lacks those keys, so readers
+# refuse it and ask for a rebuild rather than silently never proposing a <hex> pattern.
+FORMAT_VERSION = 2
 IMPURITY_SCALE = 1_000_000
 
 

@@ -42,7 +42,7 @@ from itertools import product
 
 from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, analyze
+from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, analyze, is_hex_word
 
 
 @dataclass(frozen=True)
@@ -81,7 +81,7 @@ def _part_options(shape: tuple, i: int, slot0: int) -> list[Option]:
     if isinstance(part, str):
         return [(_fmt(escape_literal(part)), (), 1)]
     total = sum(k for _, k in part)
-    wide = [(p, (), 1) for p in word_generalizations(total)]
+    wide = [(p, (), 1) for p in word_generalizations(total, is_hex_word(part))]
     if len(part) == 1:
         kind, k = part[0]
         opts = [("%s", (slot0,), 1)] + [(p, (), 1) for p in run_generalizations(kind, k)] + wide

@@ -7,9 +7,20 @@ For one word token the hierarchy is, from most specific to most general::
       <digit>+            <upper>+   | <lower>+
       <num>  (int or      <letter>{k}
         decimal)          <letter>+
+                 <hex>{k}      (a word mixing digits with letters a-f/A-F only)
+                 <hex>+
                  <alphanum>{k}
                  <alphanum>+
                    <all>
+
+``<hex>`` (regex ``[0-9a-fA-F]``) gives hashes, git SHAs and the parts of UUIDs and MAC addresses a
+class more selective than ``<alphanum>``. It is offered for words that mix digits and hex letters
+(``8026a55``, ``C02C12A``), not for words of digits only or letters only: every number and many
+words would otherwise carry two more patterns, and such words already have their digit and letter
+classes. So P(v) omits ``<hex>`` for a hex word without letters or without digits (``1234567``,
+``cafe``) although the regex accepts it: counts of ``<hex>`` patterns, and so Cov_T and the
+matching share behind FPR_T, are lower bounds; a rule ``<hex>{7}`` accepts the all-digit SHA its
+training may have cut.
 
 Symbol runs (``-``, ``://``, ``, ``) stay literal: they are the structure of machine-generated
 values. ``<all>`` is the root; over one word it accepts the same strings as ``<alphanum>+``
@@ -19,7 +30,7 @@ whole value it is the trivial ``.*``, which Auto-Validate excludes from the hypo
 
 from __future__ import annotations
 
-from lakeindex.patterns.tokens import ALNUM, DIGIT, LOWER, MIXED, UPPER, run_kind
+from lakeindex.patterns.tokens import ALNUM, DIGIT, LOWER, MIXED, UPPER, base_kind, run_kind
 
 NUM = "<num>"
 ALL = "<all>"
@@ -31,6 +42,7 @@ CHAR_CLASSES: dict[str, str] = {
     "lower": "[a-z]",
     "letter": "[A-Za-z]",
     "alphanum": "[A-Za-z0-9]",
+    "hex": "[0-9a-fA-F]",
 }
 
 
@@ -48,8 +60,9 @@ def run_generalizations(kind: str, k: int, *, in_word: bool = False) -> list[str
     """Class generalizations of one run of ``kind`` and length ``k`` (no constant, no alphanum).
 
     ``<num>`` is offered only for a digit run that is a whole word: inside ``12kg`` it would
-    claim decimals the tokenizer splits differently.
+    claim decimals the tokenizer splits differently. Hex-marked kinds generalize as their base kind.
     """
+    kind = base_kind(kind)
     if kind == DIGIT:
         out = [fixed("digit", k), plus("digit")]
         if not in_word:
@@ -66,9 +79,10 @@ def run_generalizations(kind: str, k: int, *, in_word: bool = False) -> list[str
     raise ValueError(f"unknown run kind {kind!r}")
 
 
-def word_generalizations(length: int) -> list[str]:
-    """Generalizations that cover a whole word regardless of its runs."""
-    return [fixed("alphanum", length), plus("alphanum")]
+def word_generalizations(length: int, hex_word: bool = False) -> list[str]:
+    """Generalizations that cover a whole word regardless of its runs (``<hex>`` for hex words)."""
+    out = [fixed("hex", length), plus("hex")] if hex_word else []
+    return out + [fixed("alphanum", length), plus("alphanum")]
 
 
 def token_generalizations(token: str) -> list[str]:

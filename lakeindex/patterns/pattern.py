@@ -1,8 +1,8 @@
 """Canonical pattern strings: parsing, conversion to an anchored regex, and matching.
 
 A pattern is a sequence of elements written as in the paper: classes ``<digit>{4}``,
-``<digit>+``, ``<num>``, ``<upper>{2}``, ``<lower>+``, ``<letter>{3}``, ``<alphanum>+``,
-``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
+``<digit>+``, ``<num>``, ``<upper>{2}``, ``<lower>+``, ``<letter>{3}``, ``<hex>{7}``,
+``<alphanum>+``, ``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
 backslash so that every pattern has exactly one string form (the index key) and parses back.
 
 Rules (never index keys) may also hold *optional blocks*, ``<opt>...</opt>``, regex ``(?:...)?``:
@@ -21,7 +21,7 @@ from lakeindex.patterns.hierarchy import CHAR_CLASSES
 
 _ESCAPED = frozenset("\\<{+")
 _NEEDS_ESCAPE = re.compile(r"[\\<{+]")
-_CLASS_RE = re.compile(r"<(digit|upper|lower|letter|alphanum|num|all)>(?:\{([0-9]+)\}|(\+))?")
+_CLASS_RE = re.compile(r"<(digit|upper|lower|letter|hex|alphanum|num|all)>(?:\{([0-9]+)\}|(\+))?")
 OPT_OPEN, OPT_CLOSE = "<opt>", "</opt>"
 _NUM_RE = "[0-9]+(?:\\.[0-9]+)?"
 
@@ -144,7 +144,8 @@ def element_regex(e: Element) -> str:
 
 _GENERALITY = {("digit", True): 1, ("upper", True): 1, ("lower", True): 1, ("letter", True): 2,
                ("digit", False): 3, ("upper", False): 3, ("lower", False): 3, ("num", False): 4,
-               ("letter", False): 4, ("alphanum", True): 5, ("alphanum", False): 6, ("all", False): 8}
+               ("letter", False): 4, ("hex", True): 4, ("hex", False): 5, ("alphanum", True): 5,
+               ("alphanum", False): 6, ("all", False): 8}
 
 
 def generality(pattern: str) -> int:
@@ -152,7 +153,7 @@ def generality(pattern: str) -> int:
     return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls not in (None, "opt", "/opt"))
 
 
-_EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "alphanum": "a"}
+_EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 
 def example(pattern: str) -> str:
