@@ -236,6 +236,9 @@ def build_parser() -> argparse.ArgumentParser:
     from lakeindex.cli_quality import add_quality_commands
 
     add_quality_commands(sub)
+    from lakeindex.cli_history import add_history_commands
+
+    add_history_commands(sub)
 
     pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
     pat.add_argument("values", nargs="+")

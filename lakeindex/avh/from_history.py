@@ -1,0 +1,71 @@
+"""AVH programs for every column of a dataset, learned from its batch history in the metrics repository.
+
+Learning reads only stored features (no data): the clean batches' feature dicts and the synthetic-issue
+features of the latest clean batch. Columns with too short a history (fewer than ``MIN_HISTORY`` clean
+batches) get no program, and the result says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lakeindex.avh.learner import learn_program
+from lakeindex.avh.program import AVHProgram, Verdict
+from lakeindex.history.batches import BatchRecord
+
+MIN_HISTORY = 3
+DEFAULT_DELTA = 0.001
+
+
+@dataclass
+class DatasetPrograms:
+    """One AVH program per column, with the history it was learned from."""
+
+    programs: dict[str, AVHProgram]
+    batches: list[str]
+    skipped: dict[str, str] = field(default_factory=dict)
+    delta: float = DEFAULT_DELTA
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"delta": self.delta, "history_batches": self.batches, "columns_skipped": self.skipped,
+                "programs": {c: p.to_dict() for c, p in self.programs.items()}}
+
+
+def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAULT_DELTA, window: int | None = None,
+                           max_clauses: int | None = None) -> DatasetPrograms:
+    """Algorithm 1 per column over the clean batches ``records`` (oldest first)."""
+    if window is not None:
+        records = records[-window:]
+    if not records:
+        raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
+    latest = records[-1]
+    programs, skipped = {}, {}
+    for column in latest.summaries:
+        # the first batch has no two-distribution metrics: it still describes single-distribution ones
+        history = [r.features.get(column, {}) for r in records if column in r.summaries]
+        if len(history) < MIN_HISTORY:
+            skipped[column] = f"only {len(history)} clean batches (need {MIN_HISTORY})"
+            continue
+        issues = latest.issue_features.get(column)
+        if not issues:
+            skipped[column] = "no synthetic-issue features for the latest batch"
+            continue
+        try:
+            programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses)
+        except ValueError as exc:
+            skipped[column] = str(exc)
+    return DatasetPrograms(programs, [r.batch_id for r in records], skipped, delta)
+
+
+def check_dataset(programs: DatasetPrograms, records: Sequence[BatchRecord], new: BatchRecord) -> dict[str, Verdict]:
+    """Each column's verdict for a new batch (features computed against the latest clean batch)."""
+    verdicts = {}
+    for column, program in programs.programs.items():
+        history = [r.features.get(column, {}) for r in records if column in r.summaries]
+        if column not in new.summaries:
+            verdicts[column] = Verdict(False, (), 0)
+            continue
+        verdicts[column] = program.check(history, new.features.get(column, {}))
+    return verdicts

@@ -1,0 +1,174 @@
+"""``lakeindex history | avh | novelty | validate-batch``: validation by the pipeline's own history.
+
+``avh check``, ``novelty check`` and ``validate-batch`` exit 0 when the batch passes, 1 when it is
+flagged, 2 on bad input. History data is read as strings (``--infer-schema`` to type CSV columns), so a
+batch whose upstream starts writing ``"N/A"`` into a numeric column shows up as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+EXIT_OK, EXIT_FLAGGED = 0, 1
+
+
+def _print(obj: object) -> None:
+    print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
+
+
+def _data(args: argparse.Namespace) -> Any:
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.spark_session import get_spark
+
+    spark = get_spark(args.master, "lakeindex-history")
+    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema)
+
+
+def _history(args: argparse.Namespace) -> Any:
+    from lakeindex.history.batches import BatchHistory
+
+    return BatchHistory(args.repo, args.dataset)
+
+
+def cmd_history_add(args: argparse.Namespace) -> int:
+    history = _history(args)
+    record = history.add(_data(args), args.batch, timestamp_ms=args.timestamp)
+    _print({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
+            "columns": {c: s.kind for c, s in record.summaries.items()},
+            "features_per_column": {c: len(f) for c, f in record.features.items()},
+            "clean_batches": len(history.records())})
+    return EXIT_OK
+
+
+def cmd_history_list(args: argparse.Namespace) -> int:
+    for r in _history(args).records(None):
+        print(json.dumps({"batch": r.batch_id, "timestamp_ms": r.timestamp_ms, "status": r.status, **r.notes}))
+    return EXIT_OK
+
+
+def cmd_history_accept(args: argparse.Namespace) -> int:
+    from lakeindex.history.batches import ACCEPTED
+
+    r = _history(args).set_status(args.batch, ACCEPTED)
+    _print({"batch": r.batch_id, "status": r.status})
+    return EXIT_OK
+
+
+def cmd_avh_learn(args: argparse.Namespace) -> int:
+    from lakeindex.avh.from_history import learn_dataset_programs
+
+    t = time.perf_counter()
+    programs = learn_dataset_programs(_history(args).records(), args.delta, args.window, args.max_clauses)
+    out = programs.to_dict()
+    out["learn_ms"] = round((time.perf_counter() - t) * 1000, 1)
+    _print(out)
+    return EXIT_OK
+
+
+def cmd_avh_check(args: argparse.Namespace) -> int:
+    from lakeindex.avh.from_history import check_dataset, learn_dataset_programs
+    from lakeindex.history.batches import profile_batch
+
+    history = _history(args)
+    clean = history.records()
+    t = time.perf_counter()
+    new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
+    spark_s = time.perf_counter() - t
+    t = time.perf_counter()
+    programs = learn_dataset_programs(clean, args.delta, args.window, args.max_clauses)
+    used = clean[-args.window:] if args.window else clean
+    verdicts = check_dataset(programs, used, new)
+    flagged = {c: v.to_dict() for c, v in verdicts.items() if not v.passed}
+    learn_check_ms = round((time.perf_counter() - t) * 1000, 1)
+    _print({"verdict": "flagged" if flagged else "passed", "failing_columns": flagged,
+            "columns_checked": len(verdicts), "columns_skipped": programs.skipped,
+            "timing": {"summary_pass_s": round(spark_s, 3), "learn_and_check_ms": learn_check_ms}})
+    return EXIT_FLAGGED if flagged else EXIT_OK
+
+
+def cmd_novelty_check(args: argparse.Namespace) -> int:
+    from lakeindex.batch_validation import _novelty_signal
+    from lakeindex.history.batches import profile_batch
+
+    clean = _history(args).records()
+    new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
+    signal = _novelty_signal(clean, new)
+    _print(signal)
+    return EXIT_FLAGGED if signal["status"] == "failed" else EXIT_OK
+
+
+def cmd_validate_batch(args: argparse.Namespace) -> int:
+    from lakeindex.batch_validation import validate_batch
+    from lakeindex.checks import load_checks
+
+    checks = load_checks(args.checks) if args.checks else None
+    batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
+    report = validate_batch(_data(args), _history(args), batch_id, index=args.index, checks=checks,
+                            delta=args.delta, window=args.window, record=not args.dry_run,
+                            timestamp_ms=args.timestamp)
+    _print(report)
+    return EXIT_FLAGGED if report["verdict"] == "flagged" else EXIT_OK
+
+
+def _repo_args(p: argparse.ArgumentParser, data: bool = False) -> None:
+    p.add_argument("--repo", required=True, help="metrics repository directory")
+    p.add_argument("--dataset", required=True, help="dataset name in the repository")
+    if data:
+        p.add_argument("data", help="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files")
+        p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
+        p.add_argument("--infer-schema", action="store_true", help="type CSV/TSV columns (default: strings)")
+        p.add_argument("--master", default=None)
+
+
+def _avh_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--delta", type=float, default=0.001, help="FPR budget per column (default 0.001 = 0.1%%)")
+    p.add_argument("--window", type=int, default=None, help="learn from the last N clean batches (default all)")
+    p.add_argument("--max-clauses", type=int, default=None)
+
+
+def add_history_commands(sub: argparse._SubParsersAction) -> None:
+    """Register history, avh, novelty and validate-batch on the main parser."""
+    h = sub.add_parser("history", help="the batch history of a recurring dataset")
+    hs = h.add_subparsers(dest="history_command", required=True)
+    add = hs.add_parser("add", help="profile a clean batch (one Spark pass) and add it to the history")
+    _repo_args(add, data=True)
+    add.add_argument("--batch", required=True, help="batch id (e.g. the partition date)")
+    add.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
+    add.set_defaults(func=cmd_history_add)
+    ls = hs.add_parser("list", help="the stored batches with their status (JSON lines)")
+    _repo_args(ls)
+    ls.set_defaults(func=cmd_history_list)
+    acc = hs.add_parser("accept", help="accept a flagged batch into the clean history")
+    _repo_args(acc)
+    acc.add_argument("--batch", required=True)
+    acc.set_defaults(func=cmd_history_accept)
+
+    a = sub.add_parser("avh", help="Auto-Validate-by-History programs (KDD 2023)")
+    asub = a.add_subparsers(dest="avh_command", required=True)
+    learn = asub.add_parser("learn", help="learn and print each column's program from the clean history")
+    _repo_args(learn)
+    _avh_args(learn)
+    learn.set_defaults(func=cmd_avh_learn)
+    chk = asub.add_parser("check", help="check a batch; exit 0 pass, 1 flagged, 2 bad input")
+    _repo_args(chk, data=True)
+    _avh_args(chk)
+    chk.set_defaults(func=cmd_avh_check)
+
+    n = sub.add_parser("novelty", help="kNN novelty detection on batch statistics (EDBT 2021)")
+    nsub = n.add_subparsers(dest="novelty_command", required=True)
+    nc = nsub.add_parser("check", help="score a batch against the clean history; exit 0 pass, 1 novel")
+    _repo_args(nc, data=True)
+    nc.set_defaults(func=cmd_novelty_check)
+
+    vb = sub.add_parser("validate-batch", help="all signals on one batch, one report; records it (exit 0/1/2)")
+    _repo_args(vb, data=True)
+    _avh_args(vb)
+    vb.add_argument("--index", default=None, help="pattern index: also validate text columns' patterns (FMDV-VH)")
+    vb.add_argument("--checks", default=None, help="declared checks (.json or .py) to run as well")
+    vb.add_argument("--batch", default=None, help="batch id (default: the current time)")
+    vb.add_argument("--timestamp", type=int, default=None)
+    vb.add_argument("--dry-run", action="store_true", help="do not record the batch in the history")
+    vb.set_defaults(func=cmd_validate_batch)

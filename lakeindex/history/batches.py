@@ -1,0 +1,199 @@
+"""Batch history of a recurring dataset, kept in the metrics repository.
+
+Adding a batch costs one Spark summary pass (``summarize_dataframe``: one aggregation plus one grouped
+job) and one bounded sample (at most ``SAMPLE_ROWS`` rows reach the driver). Everything later steps need
+is derived then and stored as metrics of the batch's result key, so learning never re-reads old data:
+
+- ``ColumnSummary(column=…)``: the summary (two-distribution metrics against the next batch need it);
+- ``HistoryFeature(column=…, metric=…)``: AVH Tables 3-4 metrics against the previous accepted batch;
+- ``IssueFeatures(column=…)``: features of this batch with each synthetic issue injected (AVH learning
+  uses those of the latest accepted batch), computed on the sample and scaled to the batch size;
+- ``NoveltyFeatures()``: the kNN detector's feature vector (EDBT 2021 §4);
+- ``ValueSample(column=…)``: up to ``VALUE_SAMPLE`` values of each text column, for pattern rules;
+- ``BatchStatus()``: accepted or flagged (flagged batches stay out of the clean history until accepted).
+
+A batch's result key is ``(timestamp, {"batch": id})``; re-saving it (``accept``) replaces it (the
+repository's last write wins).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.history.issues import issue_features
+from lakeindex.history.metrics import features as history_features
+from lakeindex.history.summary import NUMERIC, ColumnSummary
+from lakeindex.metrics.metric import Metric
+from lakeindex.repository import FileSystemMetricsRepository, ResultKey
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from pyspark.sql import DataFrame
+
+SAMPLE_ROWS = 5000
+VALUE_SAMPLE = 1000
+ACCEPTED, FLAGGED = "accepted", "flagged"
+
+
+@dataclass
+class BatchRecord:
+    """Everything stored about one batch (see the module docstring)."""
+
+    batch_id: str
+    summaries: dict[str, ColumnSummary]
+    features: dict[str, dict[str, float]]
+    issue_features: dict[str, dict[str, dict[str, float]]]
+    novelty: dict[str, float]
+    value_samples: dict[str, list[str]]
+    status: str = ACCEPTED
+    timestamp_ms: int = 0
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def key(self) -> ResultKey:
+        return ResultKey(self.timestamp_ms, {"batch": self.batch_id})
+
+    def to_metrics(self) -> list[Metric]:
+        out = [Metric("BatchStatus()", "BatchStatus", "*", "Dataset",
+                      {"status": self.status, "batch": self.batch_id, **self.notes}),
+               Metric("NoveltyFeatures()", "NoveltyFeatures", "*", "Dataset", _json_floats(self.novelty))]
+        for c, s in self.summaries.items():
+            out.append(Metric(f"ColumnSummary(column={c!r})", "ColumnSummary", c, "Column", s.to_dict()))
+            for m, v in self.features.get(c, {}).items():
+                out.append(Metric(f"HistoryFeature(column={c!r}, metric={m!r})", m, c, "Column", float(v)))
+            if c in self.issue_features:
+                out.append(Metric(f"IssueFeatures(column={c!r})", "IssueFeatures", c, "Column",
+                                  {k: _json_floats(v) for k, v in self.issue_features[c].items()}))
+            if c in self.value_samples:
+                out.append(Metric(f"ValueSample(column={c!r})", "ValueSample", c, "Column",
+                                  {"values": self.value_samples[c]}))
+        return out
+
+    @classmethod
+    def from_metrics(cls, key: ResultKey, metrics: list[Metric]) -> BatchRecord:
+        rec = cls(key.tags.get("batch", ""), {}, {}, {}, {}, {}, ACCEPTED, key.timestamp_ms)
+        for m in metrics:
+            if m.name == "BatchStatus" and isinstance(m.value, dict):
+                rec.status = m.value.get("status", ACCEPTED)
+                rec.notes = {k: v for k, v in m.value.items() if k not in ("status", "batch")}
+            elif m.name == "NoveltyFeatures" and isinstance(m.value, dict):
+                rec.novelty = _float_values(m.value)
+            elif m.name == "ColumnSummary":
+                rec.summaries[m.instance] = ColumnSummary.from_dict(m.value)
+            elif m.name == "IssueFeatures":
+                rec.issue_features[m.instance] = {k: _float_values(v) for k, v in m.value.items()}
+            elif m.name == "ValueSample":
+                rec.value_samples[m.instance] = list(m.value.get("values", []))
+            elif m.analyzer.startswith("HistoryFeature(") and isinstance(m.value, int | float):
+                rec.features.setdefault(m.instance, {})[m.name] = float(m.value)
+        return rec
+
+
+def _json_floats(d: Mapping[str, float]) -> dict[str, float | None]:
+    return {k: (None if v is None or (isinstance(v, float) and not math.isfinite(v)) else float(v))
+            for k, v in d.items()}
+
+
+def _float_values(d: Mapping[str, Any]) -> dict[str, float]:
+    return {k: (math.nan if v is None else float(v)) for k, v in d.items()}
+
+
+def novelty_features(summaries: Mapping[str, ColumnSummary], sample: pd.DataFrame) -> dict[str, float]:
+    """The kNN feature vector: exact counts from the summaries, peculiarity of text from the sample."""
+    from lakeindex.novelty.features import index_of_peculiarity
+
+    out: dict[str, float] = {}
+    for c, s in summaries.items():
+        rows = s.row_count or 0.0
+        out[f"{c}.completeness"] = s.complete_count / rows if rows else 0.0
+        out[f"{c}.approx_distinct"] = float(s.distinct_count)
+        out[f"{c}.mfv_ratio"] = max(s.value_counts.values()) / rows if rows and s.value_counts else math.nan
+        if s.kind == NUMERIC:
+            out[f"{c}.min"] = math.nan if s.min is None else float(s.min)
+            out[f"{c}.max"] = math.nan if s.max is None else float(s.max)
+            out[f"{c}.mean"] = math.nan if s.mean is None else float(s.mean)
+            out[f"{c}.std"] = math.nan if s.variance is None else math.sqrt(max(s.variance, 0.0))
+        else:
+            present = sample[c].dropna().astype(str) if c in sample.columns else []
+            out[f"{c}.peculiarity"] = index_of_peculiarity(present) if len(present) else math.nan
+    return out
+
+
+def bounded_sample(df: DataFrame, rows: int, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame:
+    """A uniform sample of at most ``n`` rows as pandas (the only data that reaches the driver)."""
+    if rows <= n:
+        return df.limit(n).toPandas()
+    return df.sample(fraction=min(1.0, 1.2 * n / rows), seed=seed).limit(n).toPandas()
+
+
+def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None,
+                  kinds: Mapping[str, str] | None = None, seed: int = 0) -> BatchRecord:
+    """Summaries, features against ``previous``, synthetic-issue features and samples of one batch."""
+    from lakeindex.history.spark_summary import summarize_dataframe
+
+    if kinds is None and previous is not None:
+        kinds = {c: s.kind for c, s in previous.summaries.items()}
+    summaries = summarize_dataframe(df, dict(kinds or {}))
+    rows = int(next(iter(summaries.values())).row_count) if summaries else 0
+    sample = bounded_sample(df, rows)
+    scale = rows / len(sample) if len(sample) else 1.0
+    feats, issues, values = {}, {}, {}
+    for c, s in summaries.items():
+        prev = previous.summaries.get(c) if previous is not None else None
+        feats[c] = history_features(prev, s)
+        if len(sample) and c in sample.columns:
+            issues[c] = issue_features(prev, sample, c, seed=seed, scale=scale, kind=s.kind)
+            if s.kind != NUMERIC:
+                values[c] = sample[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
+    return BatchRecord(batch_id, summaries, feats, issues, novelty_features(summaries, sample), values,
+                       notes={"rows": rows, "sample_rows": len(sample)})
+
+
+class BatchHistory:
+    """The batches of one dataset in a metrics repository, oldest first."""
+
+    def __init__(self, repository: FileSystemMetricsRepository | str, dataset: str) -> None:
+        self.repo = FileSystemMetricsRepository(repository) if isinstance(repository, str) else repository
+        self.dataset = dataset
+
+    def records(self, status: str | None = ACCEPTED) -> list[BatchRecord]:
+        recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in self.repo.load().for_dataset(self.dataset).get()
+                if "batch" in r.key.tags]
+        return [r for r in recs if status is None or r.status == status]
+
+    def latest(self, status: str | None = ACCEPTED) -> BatchRecord | None:
+        recs = self.records(status)
+        return recs[-1] if recs else None
+
+    def find(self, batch_id: str) -> BatchRecord | None:
+        for r in self.records(None):
+            if r.batch_id == batch_id:
+                return r
+        return None
+
+    def save(self, record: BatchRecord) -> str:
+        if not record.timestamp_ms:
+            record.timestamp_ms = int(time.time() * 1000)
+        return self.repo.save(self.dataset, record.key(), record.to_metrics())
+
+    def add(self, df: DataFrame, batch_id: str, status: str = ACCEPTED, timestamp_ms: int | None = None,
+            seed: int = 0) -> BatchRecord:
+        """Profile ``df`` against the latest accepted batch and store it; a batch id may be added once."""
+        if self.find(batch_id) is not None:
+            raise ValueError(f"batch {batch_id!r} is already in the history of {self.dataset!r}")
+        record = profile_batch(df, batch_id, self.latest(), seed=seed)
+        record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)
+        self.save(record)
+        return record
+
+    def set_status(self, batch_id: str, status: str) -> BatchRecord:
+        """Accept (or flag) a stored batch: it joins (or leaves) the clean history."""
+        record = self.find(batch_id)
+        if record is None:
+            raise ValueError(f"no batch {batch_id!r} in the history of {self.dataset!r}")
+        record.status = status
+        self.save(record)
+        return record
