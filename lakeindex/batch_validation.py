@@ -73,14 +73,17 @@ def _novelty_signal(clean: list[BatchRecord], new: BatchRecord) -> dict[str, Any
             "threshold": float(det.threshold_), "k": det.n_neighbors_, "learned_from": [r.batch_id for r in clean]}
 
 
-def _pattern_signal(clean: list[BatchRecord], new: BatchRecord, index: str, alpha: float) -> dict[str, Any]:
+def _pattern_signal(clean: list[BatchRecord], new: BatchRecord, index: Any, alpha: float) -> dict[str, Any]:
+    """``index``: an index path, or an open reader/solver (the service passes its shared one)."""
+    from contextlib import nullcontext
+
     from lakeindex.fmdv.infer import AutoValidator
     from lakeindex.fmdv.validate import validate
     from lakeindex.index.store import IndexReader
 
     recent = clean[-PATTERN_HISTORY_BATCHES:]
     results, failing = {}, {}
-    with IndexReader(index) as ix:
+    with (IndexReader(index) if isinstance(index, str) else nullcontext(index)) as ix:
         for column, values in new.value_samples.items():
             train = [v for r in recent for v in r.value_samples.get(column, [])]
             if not train or not values:
@@ -114,21 +117,30 @@ def validate_batch(df: DataFrame, history: BatchHistory, batch_id: str, index: s
         raise ValueError(f"batch {batch_id!r} is already in the history of {history.dataset!r}")
     t0 = time.perf_counter()
     clean = history.records(ACCEPTED)
+    new = profile_batch(df, batch_id, clean[-1] if clean else None)
+    report = validate_record(history, new, clean, index, checks, df, delta, window, alpha, record, timestamp_ms)
+    report["timing"]["summary_pass_s"] = round(time.perf_counter() - t0 - report["timing"]["signals_s"], 3)
+    return report
+
+
+def validate_record(history: BatchHistory, new: BatchRecord, clean: list[BatchRecord], index: Any = None,
+                    checks: list[Check] | None = None, df: DataFrame | None = None, delta: float = DEFAULT_DELTA,
+                    window: int | None = None, alpha: float = 0.01, record: bool = True,
+                    timestamp_ms: int | None = None) -> dict[str, Any]:
+    """The signals and the report for a batch already profiled (by Spark or, in the service, by pandas)."""
     latest = clean[-1] if clean else None
-    new = profile_batch(df, batch_id, latest)
-    spark_s = time.perf_counter() - t0
+    batch_id = new.batch_id
     t1 = time.perf_counter()
     signals = [_schema_signal(latest, new), _avh_signal(clean, new, delta, window), _novelty_signal(clean, new)]
     if index:
         signals.append(_pattern_signal(clean, new, index, alpha))
-    if checks:
+    if checks and df is not None:
         signals.append(_checks_signal(df, checks))
     failing = [s["signal"] for s in signals if s["status"] == "failed"]
     verdict = "flagged" if failing else "passed"
     report = {"dataset": history.dataset, "batch": batch_id, "verdict": verdict, "failing_signals": failing,
               "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
-              "timing": {"summary_pass_s": round(spark_s, 3),
-                         "signals_s": round(time.perf_counter() - t1, 3)}}
+              "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
     if record:
         new.status = ACCEPTED if verdict == "passed" else FLAGGED
         new.timestamp_ms = timestamp_ms or int(time.time() * 1000)

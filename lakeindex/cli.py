@@ -134,14 +134,14 @@ def cmd_serve(args: argparse.Namespace) -> int:
         os.environ.update(LAKEINDEX_INDEX=str(Path(args.index).resolve()), LAKEINDEX_MAX_VALUES=str(args.max_values),
                           LAKEINDEX_MAX_VALUE_LENGTH=str(args.max_value_length),
                           LAKEINDEX_MAX_BODY_BYTES=str(args.max_body_mb * 1024 * 1024),
-                          LAKEINDEX_WATCH_INTERVAL=str(args.watch_interval))
+                          LAKEINDEX_WATCH_INTERVAL=str(args.watch_interval), LAKEINDEX_REPO=args.repo or "")
         uvicorn.run("query_service.app:app_from_env", factory=True, host=args.host, port=args.port,
                     workers=args.workers, log_level="warning", access_log=False, timeout_keep_alive=30)
         return EXIT_OK
     settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
                         max_body_bytes=args.max_body_mb * 1024 * 1024,
                         admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
-                        watch_interval=args.watch_interval)
+                        watch_interval=args.watch_interval, repository=args.repo)
     uvicorn.run(create_app(args.index, settings), host=args.host, port=args.port, log_level="warning",
                 access_log=False, timeout_keep_alive=30)
     return EXIT_OK
@@ -231,6 +231,7 @@ def build_parser() -> argparse.ArgumentParser:
     sv.add_argument("--max-values", type=int, default=100_000, help="values per request")
     sv.add_argument("--max-value-length", type=int, default=4096, help="characters per value")
     sv.add_argument("--max-body-mb", type=int, default=16, help="request body size")
+    sv.add_argument("--repo", default=None, help="metrics repository: enables POST /v1/batches/validate")
     sv.set_defaults(func=cmd_serve)
 
     from lakeindex.cli_quality import add_quality_commands

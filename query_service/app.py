@@ -16,7 +16,7 @@ from lakeindex import __version__
 from lakeindex.index.store import IndexError_
 from lakeindex.patterns.pattern import PatternError
 from query_service.limits import Settings
-from query_service.routers import admin, health, inference, patterns
+from query_service.routers import admin, batches, health, inference, patterns
 from query_service.state import IndexHolder
 
 log = logging.getLogger("lakeindex.access")
@@ -39,7 +39,7 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
                   description="Pattern lookups and auto-validation from a lakeindex pattern index.")
     app.state.holder = holder
     app.state.settings = settings
-    for r in (health.router, patterns.router, inference.router, admin.router):
+    for r in (health.router, patterns.router, inference.router, admin.router, batches.router):
         app.include_router(r)
 
     @app.middleware("http")
@@ -79,7 +79,8 @@ def app_from_env() -> FastAPI:
                         max_value_length=int(env.get("LAKEINDEX_MAX_VALUE_LENGTH", 4096)),
                         max_body_bytes=int(env.get("LAKEINDEX_MAX_BODY_BYTES", 16 * 1024 * 1024)),
                         admin_token=env.get("LAKEINDEX_ADMIN_TOKEN") or None,
-                        watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", 5.0)))
+                        watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", 5.0)),
+                        repository=env.get("LAKEINDEX_REPO") or None)
     return create_app(env["LAKEINDEX_INDEX"], settings)
 
 

@@ -16,6 +16,7 @@ class Settings:
     max_value_length: int = 4096
     admin_token: str | None = None
     watch_interval: float = 0.0
+    repository: str | None = None  # metrics repository for /v1/batches/validate
 
 
 def check_count(request: Request, n: int, what: str) -> None:

@@ -155,3 +155,32 @@ def test_cli_history_and_avh(spark, tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     assert "amount" in out["failing_columns"]
     assert main(["history", "accept", "--repo", repo, "--dataset", "o", "--batch", "nope"]) == 2
+
+
+def test_service_validates_posted_batches(history, index):
+    from fastapi.testclient import TestClient
+
+    from query_service.app import create_app
+    from query_service.limits import Settings
+
+    repo = str(history.repo.path)
+    with TestClient(create_app(index, Settings(repository=repo))) as client:
+        def post(df: pd.DataFrame, **kw: object) -> object:
+            cols = {c: [None if pd.isna(v) else str(v) for v in df[c]] for c in df.columns}
+            body = {"dataset": "orders", "batch": "svc", "columns": cols, **kw}
+            return client.post("/v1/batches/validate", json=body)
+
+        ok = post(corrupted("clean"))
+        assert ok.status_code == 200, ok.text
+        assert ok.json()["verdict"] == "passed"
+        bad = post(corrupted("unit_change")).json()
+        assert bad["verdict"] == "flagged" and "amount" in bad["signals"][1]["failing_columns"]
+        assert client.post("/v1/batches/validate", json={"dataset": "nope", "batch": "b",
+                                                         "columns": {"a": ["1"]}}).status_code == 404
+        assert client.post("/v1/batches/validate", json={"dataset": "orders", "batch": "d03",
+                                                         "columns": {"a": ["1"]}}).status_code == 409
+        assert client.post("/v1/batches/validate", json={"dataset": "orders", "batch": "x",
+                                                         "columns": {"a": ["1"], "b": []}}).status_code == 422
+    with TestClient(create_app(index)) as client:
+        assert client.post("/v1/batches/validate", json={"dataset": "orders", "batch": "x",
+                                                         "columns": {"a": ["1"]}}).status_code == 503

@@ -152,6 +152,23 @@ def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None,
                        notes={"rows": rows, "sample_rows": len(sample)})
 
 
+def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0) -> BatchRecord:
+    """``profile_batch`` for a small batch already in memory (the service's path): pandas, no Spark."""
+    from lakeindex.history.summary import summarize_series
+
+    kinds = {c: s.kind for c, s in previous.summaries.items()} if previous is not None else {}
+    summaries = {str(c): summarize_series(pdf[c], kinds.get(str(c))) for c in pdf.columns}
+    feats, issues, values = {}, {}, {}
+    for c, s in summaries.items():
+        prev = previous.summaries.get(c) if previous is not None else None
+        feats[c] = history_features(prev, s)
+        issues[c] = issue_features(prev, pdf, c, seed=seed, kind=s.kind)
+        if s.kind != NUMERIC:
+            values[c] = pdf[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
+    return BatchRecord(batch_id, summaries, feats, issues, novelty_features(summaries, pdf), values,
+                       notes={"rows": len(pdf), "sample_rows": len(pdf)})
+
+
 class BatchHistory:
     """The batches of one dataset in a metrics repository, oldest first."""
 

@@ -1,0 +1,60 @@
+"""Validate a small batch of a recurring dataset against its history (the platform's main online use).
+
+The batch arrives as JSON columns and is profiled with pandas, so the service needs no JVM; batches too
+big for one request go through ``lakeindex validate-batch`` (Spark). The history lives in the metrics
+repository the service was started with (``--repo``); recording is opt-in per request.
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, HTTPException, Request
+from pydantic import BaseModel, Field
+
+from query_service.limits import check_count, check_values
+
+router = APIRouter(prefix="/v1", tags=["validation by history"])
+
+
+class BatchRequest(BaseModel):
+    dataset: str = Field(min_length=1, description="dataset name in the metrics repository")
+    batch: str = Field(min_length=1, description="batch id (must be new to the history)")
+    columns: dict[str, list[str | float | int | bool | None]] = Field(
+        min_length=1, description="column name -> values (all columns the same length; null for missing)")
+    record: bool = Field(False, description="record the batch (accepted if it passes, else flagged)")
+    delta: float = Field(0.001, gt=0, lt=1, description="AVH FPR budget per column")
+    window: int | None = Field(None, ge=3, description="learn from the last N clean batches")
+    patterns: bool = Field(True, description="also validate text columns' patterns with the service's index")
+
+
+@router.post("/batches/validate")
+def validate_batch(request: Request, body: BatchRequest) -> dict:
+    """Schema, AVH, kNN and pattern signals for one batch, with their evidence, in one report."""
+    import pandas as pd
+
+    from lakeindex.batch_validation import validate_record
+    from lakeindex.history.batches import ACCEPTED, BatchHistory, profile_frame
+
+    repo = request.app.state.settings.repository
+    if not repo:
+        raise HTTPException(status_code=503, detail="no metrics repository: start the service with --repo")
+    lengths = {len(v) for v in body.columns.values()}
+    if len(lengths) != 1:
+        raise HTTPException(status_code=422, detail=f"columns have different lengths: {sorted(lengths)}")
+    check_count(request, lengths.pop() * len(body.columns), "cells")
+    for name, values in body.columns.items():
+        check_values(request, [v for v in values if isinstance(v, str)])
+        if len(name) > 1024:
+            raise HTTPException(status_code=422, detail="column name over 1024 characters")
+    history = BatchHistory(repo, body.dataset)
+    if history.find(body.batch) is not None:
+        raise HTTPException(status_code=409, detail=f"batch {body.batch!r} is already in the history")
+    clean = history.records(ACCEPTED)
+    if not clean:
+        raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
+    pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
+    new = profile_frame(pdf, body.batch, clean[-1])
+    if body.patterns:
+        with request.app.state.holder.acquire() as loaded:
+            return validate_record(history, new, clean, loaded.solver, delta=body.delta, window=body.window,
+                                   record=body.record)
+    return validate_record(history, new, clean, None, delta=body.delta, window=body.window, record=body.record)
