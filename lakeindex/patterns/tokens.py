@@ -97,10 +97,10 @@ def analyze(value: str, max_subruns: int = DEFAULT_MAX_SUBRUNS) -> Analysis:
                 slots.append(word)
                 ntokens += 1
             else:
-                kinds = [run_kind(r) for r in runs]
                 if hexed:
-                    kinds = [_TO_HEX[k] for k in kinds]
-                shape.append(tuple((k, len(r)) for k, r in zip(kinds, runs, strict=True)))
+                    shape.append(tuple((_TO_HEX[run_kind(r)], len(r)) for r in runs))
+                else:
+                    shape.append(tuple((run_kind(r), len(r)) for r in runs))
                 slots.extend(runs)
                 ntokens += len(runs)
     return Analysis(tuple(shape), tuple(slots), ntokens)
