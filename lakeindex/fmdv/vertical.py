@@ -162,7 +162,7 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
                 continue
             parts = parts_in(s, e)
             present = [p for p in parts if p[1] < p[2]]
-            absent = frozenset(id(g) for g, i, j in parts if i >= j) or None
+            absent = None if len(present) == len(parts) else frozenset(id(g) for g, i, j in parts if i >= j)
             c = solver.solve(present, r, m)
             if c is None:
                 continue
