@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
     from lakeindex.checks import Check
 
-PATTERN_HISTORY_BATCHES = 3
+PATTERN_HISTORY_BATCHES = 1  # value samples are loaded for the latest clean batch only
 MIN_NOVELTY_HISTORY = 2
 
 
@@ -52,7 +52,7 @@ def _avh_signal(clean: list[BatchRecord], new: BatchRecord, delta: float, window
     verdicts = check_dataset(programs, used, new)
     failing = {c: v.to_dict() for c, v in verdicts.items() if not v.passed}
     for c in failing:
-        if c not in new.summaries:
+        if c not in new.features:
             failing[c]["reason"] = "column missing from the batch"
     return {"signal": "avh", "status": "failed" if failing else "passed", "columns_checked": len(verdicts),
             "failing_columns": failing, "learned_from": programs.batches, "columns_skipped": programs.skipped,
@@ -116,7 +116,7 @@ def validate_batch(df: DataFrame, history: BatchHistory, batch_id: str, index: s
     if history.find(batch_id) is not None:
         raise ValueError(f"batch {batch_id!r} is already in the history of {history.dataset!r}")
     t0 = time.perf_counter()
-    clean = history.records(ACCEPTED)
+    clean = history.records(ACCEPTED, light=True)
     new = profile_batch(df, batch_id, clean[-1] if clean else None)
     report = validate_record(history, new, clean, index, checks, df, delta, window, alpha, record, timestamp_ms)
     report["timing"]["summary_pass_s"] = round(time.perf_counter() - t0 - report["timing"]["signals_s"], 3)

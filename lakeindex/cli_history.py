@@ -61,7 +61,7 @@ def cmd_avh_learn(args: argparse.Namespace) -> int:
     from lakeindex.avh.from_history import learn_dataset_programs
 
     t = time.perf_counter()
-    programs = learn_dataset_programs(_history(args).records(), args.delta, args.window, args.max_clauses)
+    programs = learn_dataset_programs(_history(args).records(light=True), args.delta, args.window, args.max_clauses)
     out = programs.to_dict()
     out["learn_ms"] = round((time.perf_counter() - t) * 1000, 1)
     _print(out)
@@ -73,7 +73,7 @@ def cmd_avh_check(args: argparse.Namespace) -> int:
     from lakeindex.history.batches import profile_batch
 
     history = _history(args)
-    clean = history.records()
+    clean = history.records(light=True)
     t = time.perf_counter()
     new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
     spark_s = time.perf_counter() - t
@@ -93,7 +93,7 @@ def cmd_novelty_check(args: argparse.Namespace) -> int:
     from lakeindex.batch_validation import _novelty_signal
     from lakeindex.history.batches import profile_batch
 
-    clean = _history(args).records()
+    clean = _history(args).records(light=True)
     new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
     signal = _novelty_signal(clean, new)
     _print(signal)

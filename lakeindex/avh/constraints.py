@@ -42,6 +42,7 @@ Choices where the paper is open, and why:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -218,7 +219,7 @@ class MetricFit:
         assert self.stationarity.transform is not None
         return self.stationarity.transform
 
-    @property
+    @functools.cached_property
     def zero_width(self) -> float:
         """The minimum half-width: ``ZERO_WIDTH_RTOL`` times the magnitude of the transform's input values."""
         x = np.asarray(self.values, dtype=float)

@@ -42,9 +42,9 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
         raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
     latest = records[-1]
     programs, skipped = {}, {}
-    for column in latest.summaries:
+    for column in latest.features:
         # the first batch has no two-distribution metrics: it still describes single-distribution ones
-        history = [r.features.get(column, {}) for r in records if column in r.summaries]
+        history = [r.features[column] for r in records if column in r.features]
         if len(history) < MIN_HISTORY:
             skipped[column] = f"only {len(history)} clean batches (need {MIN_HISTORY})"
             continue
@@ -63,8 +63,8 @@ def check_dataset(programs: DatasetPrograms, records: Sequence[BatchRecord], new
     """Each column's verdict for a new batch (features computed against the latest clean batch)."""
     verdicts = {}
     for column, program in programs.programs.items():
-        history = [r.features.get(column, {}) for r in records if column in r.summaries]
-        if column not in new.summaries:
+        history = [r.features[column] for r in records if column in r.features]
+        if column not in new.features:
             verdicts[column] = Verdict(False, (), 0)
             continue
         verdicts[column] = program.check(history, new.features.get(column, {}))

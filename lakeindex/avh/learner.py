@@ -29,6 +29,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+import numpy as np
+
 from lakeindex.avh.bounds import BoundKind
 from lakeindex.avh.constraints import DEFAULT_K_GRID, Constraint, MetricFit, fit_metrics
 from lakeindex.avh.program import AVHProgram, Clause, Verdict
@@ -49,9 +51,13 @@ def candidate_recall(fit: MetricFit, constraints: Sequence[Constraint], issue_fe
                      *, issue_base: IssueBase = "last") -> list[frozenset[str]]:
     """R(Q) (Eq. 8) for each constraint of one metric: the variant ids whose transformed value violates it."""
     context: Sequence[float | None] = fit.values[:-1] if issue_base == "last" else fit.values
-    transformed = {variant: fit.transform_value(_num(features.get(fit.metric)), context)
-                   for variant, features in issue_features.items()}
-    return [frozenset(v for v, value in transformed.items() if c.violates(value)) for c in constraints]
+    ids = list(issue_features)
+    values = np.array([fit.transform_value(_num(issue_features[v].get(fit.metric)), context) for v in ids], dtype=float)
+    lower = np.array([c.lower for c in constraints], dtype=float)[:, None]
+    upper = np.array([c.upper for c in constraints], dtype=float)[:, None]
+    # the same test as Constraint.violates, for every (constraint, variant) pair at once
+    violated = np.isnan(values)[None, :] | (values[None, :] < lower) | (values[None, :] > upper)
+    return [frozenset(ids[j] for j in np.flatnonzero(row)) for row in violated]
 
 
 def learn_program(column: str, history: Sequence[Features], issue_features: Mapping[str, Features],

@@ -5,7 +5,7 @@ job) and one bounded sample (at most ``SAMPLE_ROWS`` rows reach the driver). Eve
 is derived then and stored as metrics of the batch's result key, so learning never re-reads old data:
 
 - ``ColumnSummary(column=…)``: the summary (two-distribution metrics against the next batch need it);
-- ``HistoryFeature(column=…, metric=…)``: AVH Tables 3-4 metrics against the previous accepted batch;
+- ``HistoryFeatures(column=…)``: AVH Tables 3-4 metrics against the previous accepted batch (a dict);
 - ``IssueFeatures(column=…)``: features of this batch with each synthetic issue injected (AVH learning
   uses those of the latest accepted batch), computed on the sample and scaled to the batch size;
 - ``NoveltyFeatures()``: the kNN detector's feature vector (EDBT 2021 §4);
@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 SAMPLE_ROWS = 5000
 VALUE_SAMPLE = 1000
 ACCEPTED, FLAGGED = "accepted", "flagged"
+LIGHT_METRICS = ["BatchStatus", "NoveltyFeatures", "HistoryFeatures"]
 
 
 @dataclass
@@ -62,8 +63,8 @@ class BatchRecord:
                Metric("NoveltyFeatures()", "NoveltyFeatures", "*", "Dataset", _json_floats(self.novelty))]
         for c, s in self.summaries.items():
             out.append(Metric(f"ColumnSummary(column={c!r})", "ColumnSummary", c, "Column", s.to_dict()))
-            for m, v in self.features.get(c, {}).items():
-                out.append(Metric(f"HistoryFeature(column={c!r}, metric={m!r})", m, c, "Column", float(v)))
+            out.append(Metric(f"HistoryFeatures(column={c!r})", "HistoryFeatures", c, "Column",
+                              _json_floats(self.features.get(c, {}))))
             if c in self.issue_features:
                 out.append(Metric(f"IssueFeatures(column={c!r})", "IssueFeatures", c, "Column",
                                   {k: _json_floats(v) for k, v in self.issue_features[c].items()}))
@@ -87,8 +88,8 @@ class BatchRecord:
                 rec.issue_features[m.instance] = {k: _float_values(v) for k, v in m.value.items()}
             elif m.name == "ValueSample":
                 rec.value_samples[m.instance] = list(m.value.get("values", []))
-            elif m.analyzer.startswith("HistoryFeature(") and isinstance(m.value, int | float):
-                rec.features.setdefault(m.instance, {})[m.name] = float(m.value)
+            elif m.name == "HistoryFeatures" and isinstance(m.value, dict):
+                rec.features[m.instance] = {k: float(v) for k, v in m.value.items() if v is not None}
         return rec
 
 
@@ -176,10 +177,18 @@ class BatchHistory:
         self.repo = FileSystemMetricsRepository(repository) if isinstance(repository, str) else repository
         self.dataset = dataset
 
-    def records(self, status: str | None = ACCEPTED) -> list[BatchRecord]:
-        recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in self.repo.load().for_dataset(self.dataset).get()
-                if "batch" in r.key.tags]
-        return [r for r in recs if status is None or r.status == status]
+    def records(self, status: str | None = ACCEPTED, light: bool = False) -> list[BatchRecord]:
+        """Stored batches, oldest first. ``light`` reads only status, features and kNN vectors (what learning
+        needs from older batches) and loads the newest one in full: summaries, issue features, samples."""
+        q = self.repo.load().for_dataset(self.dataset)
+        if light:
+            q = q.for_analyzers(LIGHT_METRICS)
+        recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
+        recs = [r for r in recs if status is None or r.status == status]
+        if light and recs:
+            full = self.repo.get(self.dataset, recs[-1].key())
+            recs[-1] = BatchRecord.from_metrics(full.key, full.metrics) if full is not None else recs[-1]
+        return recs
 
     def latest(self, status: str | None = ACCEPTED) -> BatchRecord | None:
         recs = self.records(status)

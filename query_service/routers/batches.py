@@ -48,7 +48,7 @@ def validate_batch(request: Request, body: BatchRequest) -> dict:
     history = BatchHistory(repo, body.dataset)
     if history.find(body.batch) is not None:
         raise HTTPException(status_code=409, detail=f"batch {body.batch!r} is already in the history")
-    clean = history.records(ACCEPTED)
+    clean = history.records(ACCEPTED, light=True)
     if not clean:
         raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
     pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
