@@ -79,19 +79,19 @@ def main() -> None:
     build_s = time.perf_counter() - t
     new_df = spark.createDataFrame(batch(args.history, args.rows, seed=10_000)).cache()
     new_df.count()
-    clean = history.records()
+    clean = history.records(light=True)
 
     profile_batch(new_df, "warm", clean[-1])
     summary_ms, summary_all = median_ms(lambda: profile_batch(new_df, "candidate", clean[-1]), args.runs)
     new = profile_batch(new_df, "candidate", clean[-1])
 
     def learn_check() -> None:
-        recs = history.records()
+        recs = history.records(light=True)
         programs = learn_dataset_programs(recs)
         check_dataset(programs, recs, new)
 
     def read_only() -> None:
-        history.records()
+        history.records(light=True)
 
     learn_check()
     learn_ms, learn_all = median_ms(learn_check, args.runs)
