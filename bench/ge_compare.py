@@ -20,9 +20,10 @@ What is measured:
   context, a Spark data source with a whole-DataFrame batch definition and one ``ExpectationSuite``;
   each run is ``batch_definition.get_batch(batch_parameters={"dataframe": df}).validate(suite)`` on
   a fresh ``spark.read.parquet``. (Not ``ValidationDefinition.run``: in GE 1.24.1 with numpy 2 it
-  fails storing the result, as the passing quantile expectation's details hold a numpy bool that its
-  JSON store cannot serialize; the metrics computed are the same.) GE's defaults are kept (it persists the batch
-  DataFrame); the cache is cleared after every run on both sides so no run reuses another's cache.
+  fails storing the result, as the passing quantile expectation's details hold a numpy bool that
+  its JSON store cannot serialize; the metrics computed are the same.) GE's defaults are kept (it
+  persists the batch DataFrame); the cache is cleared after every run on both sides so no run
+  reuses another's cache. All values and the agreement check go to ``bench/out/ge_compare.json``.
   ``--ge-result-format`` is BASIC by default: the least GE needs to return the metric values (it
   also fetches up to 20 unexpected values per map expectation). BOOLEAN_ONLY skips those queries
   but returns no values; run it with ``--ge-result-format BOOLEAN_ONLY`` to see GE's floor.
