@@ -133,7 +133,10 @@ def shape_templates(shape: tuple, max_constants: int) -> tuple[tuple[str, ...], 
 
 
 def value_patterns(value: str, limits: EnumerationLimits | None = None) -> set[str]:
-    """P(v): every pattern of the hierarchy consistent with ``value`` (empty if wider than tau)."""
+    """P(v): every pattern of the hierarchy consistent with ``value`` (empty if wider than tau).
+
+    One exception: ``<hex>`` is listed only for words mixing digits with hex letters, not for every
+    word its regex accepts (see :mod:`lakeindex.patterns.hierarchy`)."""
     limits = limits or EnumerationLimits()
     a = analyze(value, limits.max_subruns)
     if a.ntokens > limits.tau or not a.shape:
@@ -237,5 +240,5 @@ def _layout(shape: tuple) -> tuple:
 def shape_template_set(shape: tuple, max_constants: int) -> frozenset[str]:
     """Constant-free patterns of a shape, as a set (membership tests of P(v) in FMDV-H's cut).
 
-    Bounded lower than the templates: only shapes of query columns reach it (~60 KB per set)."""
+    Bounded lower than the templates: only shapes of query columns reach it (~50 KB per set)."""
     return frozenset(shape_templates(shape, max_constants)[0])
