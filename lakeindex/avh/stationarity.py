@@ -299,7 +299,12 @@ def make_stationary(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, mi
         chosen = first
         if switch_ratio is not None:
             cutoff = _std(serieses[first]) / switch_ratio
+            first_constant = is_constant(serieses[first])
             for i, (t, s) in enumerate(zip(family, serieses, strict=True)):
+                # a lag that differences a single level shift away is constant only by accident: it would
+                # give a zero-width rule that fires as soon as the new level simply persists
+                if is_constant(s) and not first_constant:
+                    continue
                 if i != first and t.lag <= n // 2 and _std(s) < cutoff and passes(t, s):
                     chosen = i
                     break
