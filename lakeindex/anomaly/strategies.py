@@ -230,7 +230,24 @@ class SimpleThresholdStrategy(AnomalyDetectionStrategy):
 
 
 @dataclass(frozen=True)
-class AbsoluteChangeStrategy(AnomalyDetectionStrategy):
+class _ChangeBounds(AnomalyDetectionStrategy):
+    """Shared parameters of the change strategies: accepted decrease/increase and the lag ``order``."""
+
+    max_rate_decrease: float | None = None
+    max_rate_increase: float | None = None
+    order: int = 1
+
+    def __post_init__(self) -> None:
+        decrease = _as_float("max_rate_decrease", self.max_rate_decrease, allow_none=True)
+        increase = _as_float("max_rate_increase", self.max_rate_increase, allow_none=True)
+        _check_rate_bounds(decrease, increase)
+        object.__setattr__(self, "max_rate_decrease", decrease)
+        object.__setattr__(self, "max_rate_increase", increase)
+        object.__setattr__(self, "order", _as_order(self.order))
+
+
+@dataclass(frozen=True)
+class AbsoluteChangeStrategy(_ChangeBounds):
     """Flag a point when the ``order``-th difference ending at it leaves ``[max_rate_decrease, max_rate_increase]``.
 
     Differencing makes a trending series stationary: ``order=1`` compares ``x[i] - x[i-1]``, and ``order=2``
@@ -247,17 +264,6 @@ class AbsoluteChangeStrategy(AnomalyDetectionStrategy):
 
     type_name: ClassVar[str] = "AbsoluteChange"
 
-    max_rate_decrease: float | None = None
-    max_rate_increase: float | None = None
-    order: int = 1
-
-    def __post_init__(self) -> None:
-        decrease = _as_float("max_rate_decrease", self.max_rate_decrease, allow_none=True)
-        increase = _as_float("max_rate_increase", self.max_rate_increase, allow_none=True)
-        _check_rate_bounds(decrease, increase)
-        object.__setattr__(self, "max_rate_decrease", decrease)
-        object.__setattr__(self, "max_rate_increase", increase)
-        object.__setattr__(self, "order", _as_order(self.order))
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Flag indices ``i`` in the interval (``i >= order``) whose ``order``-th difference is out of bounds."""
@@ -284,7 +290,7 @@ class AbsoluteChangeStrategy(AnomalyDetectionStrategy):
 
 
 @dataclass(frozen=True)
-class RelativeRateOfChangeStrategy(AnomalyDetectionStrategy):
+class RelativeRateOfChangeStrategy(_ChangeBounds):
     """Flag a point when the ratio ``x[i] / x[i-order]`` leaves ``[max_rate_decrease, max_rate_increase]``.
 
     Example: ``RelativeRateOfChangeStrategy(0.9, 1.1)`` flags any step that changes the value by more than
@@ -311,17 +317,6 @@ class RelativeRateOfChangeStrategy(AnomalyDetectionStrategy):
 
     type_name: ClassVar[str] = "RelativeRateOfChange"
 
-    max_rate_decrease: float | None = None
-    max_rate_increase: float | None = None
-    order: int = 1
-
-    def __post_init__(self) -> None:
-        decrease = _as_float("max_rate_decrease", self.max_rate_decrease, allow_none=True)
-        increase = _as_float("max_rate_increase", self.max_rate_increase, allow_none=True)
-        _check_rate_bounds(decrease, increase)
-        object.__setattr__(self, "max_rate_decrease", decrease)
-        object.__setattr__(self, "max_rate_increase", increase)
-        object.__setattr__(self, "order", _as_order(self.order))
 
     @staticmethod
     def ratios(new: np.ndarray, old: np.ndarray) -> np.ndarray:
