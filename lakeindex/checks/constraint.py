@@ -73,6 +73,14 @@ class EvaluationContext:
     result_key: ResultKey | None = None
 
 
+def _unavailable(description: str, metric: Metric | None) -> ConstraintResult | None:
+    """The failure of a constraint whose metric is missing or failed, else None."""
+    if metric is not None and metric.ok:
+        return None
+    reason = metric.error if metric is not None else "metric was not computed"
+    return ConstraintResult(description, FAILURE, f"metric could not be computed: {reason}", metric)
+
+
 class Constraint:
     """Base: the analyzers it needs and how to judge their metrics."""
 
@@ -104,9 +112,9 @@ class MetricConstraint(Constraint):
 
     def evaluate(self, metrics: dict[Analyzer, Metric], ctx: EvaluationContext) -> ConstraintResult:
         metric = metrics.get(self.analyzer)
-        if metric is None or not metric.ok:
-            reason = metric.error if metric is not None else "metric was not computed"
-            return ConstraintResult(self.description, FAILURE, f"metric could not be computed: {reason}", metric)
+        unavailable = _unavailable(self.description, metric)
+        if unavailable is not None:
+            return unavailable
         try:
             value = self.pick(metric.value) if self.pick else metric.value
             held = self.assertion(value)
@@ -141,9 +149,9 @@ class AnomalyConstraint(Constraint):
         from lakeindex.anomaly import AnomalyDetector, DataPoint
 
         metric = metrics.get(self.analyzer)
-        if metric is None or not metric.ok:
-            reason = metric.error if metric is not None else "metric was not computed"
-            return ConstraintResult(self.description, FAILURE, f"metric could not be computed: {reason}", metric)
+        unavailable = _unavailable(self.description, metric)
+        if unavailable is not None:
+            return unavailable
         if not isinstance(metric.value, int | float):
             return ConstraintResult(self.description, FAILURE, f"has_no_anomalies needs a scalar metric; "
                                     f"{metric.name} is a distribution", metric)

@@ -121,7 +121,7 @@ def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
     return {a: a.state_from(row) for a in good}
 
 
-def compute_metrics(spark: SparkSession | None, analyzers: list[Analyzer], scan_states: dict[Analyzer, State],
+def compute_metrics(analyzers: list[Analyzer], scan_states: dict[Analyzer, State],
                     tables: dict[FrequencySpec, FrequencyState | None], out: dict[Analyzer, Metric]) -> None:
     """Metrics from states; grouping analyzers sharing a table are answered by one aggregation over it."""
     for a, state in scan_states.items():
@@ -184,7 +184,7 @@ def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSys
                 save_to.save(a.spec(), st)
             for spec, table in tables.items():
                 save_to.save(frequency_key(spec), table)
-        compute_metrics(spark, ok, scan_states, tables, out)
+        compute_metrics(ok, scan_states, tables, out)
     finally:
         for table in tables.values():
             table.table.unpersist()
@@ -218,7 +218,7 @@ def run_on_aggregated_states(spark: SparkSession, analyzers: Iterable[Analyzer],
             spec = a.frequency_spec()
             if spec not in tables:
                 tables[spec] = merged(frequency_key(spec))  # type: ignore[assignment]
-    compute_metrics(spark, analyzers, scan_states, tables, out)
+    compute_metrics(analyzers, scan_states, tables, out)
     return AnalyzerContext(OrderedDict((a, out[a]) for a in analyzers))
 
 
