@@ -12,19 +12,13 @@ import json
 import time
 from typing import Any
 
+from lakeindex.cli_quality import read_data as _data
+
 EXIT_OK, EXIT_FLAGGED = 0, 1
 
 
 def _print(obj: object) -> None:
     print(json.dumps(obj, indent=2, ensure_ascii=False, default=str))
-
-
-def _data(args: argparse.Namespace) -> Any:
-    from lakeindex.lake.dataset import read_dataset
-    from lakeindex.spark_session import get_spark
-
-    spark = get_spark(args.master, "lakeindex-history")
-    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema)
 
 
 def _history(args: argparse.Namespace) -> Any:
@@ -39,7 +33,7 @@ def cmd_history_add(args: argparse.Namespace) -> int:
     _print({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
             "columns": {c: s.kind for c, s in record.summaries.items()},
             "features_per_column": {c: len(f) for c, f in record.features.items()},
-            "clean_batches": len(history.records())})
+            "clean_batches": len(history.records(light=True))})
     return EXIT_OK
 
 
@@ -68,34 +62,36 @@ def cmd_avh_learn(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_avh_check(args: argparse.Namespace) -> int:
-    from lakeindex.avh.from_history import check_dataset, learn_dataset_programs
+def _profile_candidate(args: argparse.Namespace) -> tuple[list[Any], Any, float]:
+    """The clean history, the batch profiled against it (one Spark pass) and the pass's seconds."""
     from lakeindex.history.batches import profile_batch
 
-    history = _history(args)
-    clean = history.records(light=True)
+    clean = _history(args).records(light=True)
+    if not clean:
+        raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
     t = time.perf_counter()
-    new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
-    spark_s = time.perf_counter() - t
+    new = profile_batch(_data(args), "candidate", clean[-1])
+    return clean, new, time.perf_counter() - t
+
+
+def cmd_avh_check(args: argparse.Namespace) -> int:
+    from lakeindex.batch_validation import avh_signal
+
+    clean, new, spark_s = _profile_candidate(args)
     t = time.perf_counter()
-    programs = learn_dataset_programs(clean, args.delta, args.window, args.max_clauses)
-    used = clean[-args.window:] if args.window else clean
-    verdicts = check_dataset(programs, used, new)
-    flagged = {c: v.to_dict() for c, v in verdicts.items() if not v.passed}
-    learn_check_ms = round((time.perf_counter() - t) * 1000, 1)
-    _print({"verdict": "flagged" if flagged else "passed", "failing_columns": flagged,
-            "columns_checked": len(verdicts), "columns_skipped": programs.skipped,
-            "timing": {"summary_pass_s": round(spark_s, 3), "learn_and_check_ms": learn_check_ms}})
+    signal = avh_signal(clean, new, args.delta, args.window, args.max_clauses)
+    flagged = signal["status"] == "failed"
+    _print({"verdict": "flagged" if flagged else "passed", **signal,
+            "timing": {"summary_pass_s": round(spark_s, 3),
+                       "learn_and_check_ms": round((time.perf_counter() - t) * 1000, 1)}})
     return EXIT_FLAGGED if flagged else EXIT_OK
 
 
 def cmd_novelty_check(args: argparse.Namespace) -> int:
-    from lakeindex.batch_validation import _novelty_signal
-    from lakeindex.history.batches import profile_batch
+    from lakeindex.batch_validation import novelty_signal
 
-    clean = _history(args).records(light=True)
-    new = profile_batch(_data(args), "candidate", clean[-1] if clean else None)
-    signal = _novelty_signal(clean, new)
+    clean, new, _ = _profile_candidate(args)
+    signal = novelty_signal(clean, new)
     _print(signal)
     return EXIT_FLAGGED if signal["status"] == "failed" else EXIT_OK
 

@@ -29,13 +29,13 @@ def parse_tags(pairs: list[str] | None) -> dict[str, str]:
     return tags
 
 
-def _data(args: argparse.Namespace) -> Any:
+def read_data(args: argparse.Namespace) -> Any:
+    """The DATA argument as a DataFrame (``--format``, ``--infer-schema``/``--no-infer-schema``, ``--master``)."""
     from lakeindex.lake.dataset import read_dataset
     from lakeindex.spark_session import get_spark
 
-    spark = get_spark(getattr(args, "master", None), "lakeindex-quality")
-    infer = args.infer_schema if hasattr(args, "infer_schema") else not args.no_infer_schema
-    return read_dataset(spark, args.data, args.format, infer_schema=infer)
+    spark = get_spark(getattr(args, "master", None), "lakeindex")
+    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema)
 
 
 def _columns(args: argparse.Namespace) -> list[str] | None:
@@ -46,7 +46,7 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from lakeindex.profiling.profiler import ColumnProfiler
 
     profiler = ColumnProfiler(low_cardinality_threshold=args.low_cardinality_threshold, columns=_columns(args))
-    _print(profiler.profile(_data(args)).to_dict())
+    _print(profiler.profile(read_data(args)).to_dict())
     return EXIT_OK
 
 
@@ -56,7 +56,7 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from lakeindex.suggestions.rules import DEFAULT_RULES, EXTENDED_RULES
     from lakeindex.suggestions.suggest import ConstraintSuggestionRunner
 
-    runner = ConstraintSuggestionRunner().on_data(_data(args)) \
+    runner = ConstraintSuggestionRunner().on_data(read_data(args)) \
         .with_low_cardinality_threshold(args.low_cardinality_threshold) \
         .add_constraint_rules(EXTENDED_RULES if args.rules == "extended" else DEFAULT_RULES)
     if _columns(args):
@@ -75,7 +75,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     checks = load_checks(args.checks)  # validate the file before starting Spark
     if bool(args.repo) != bool(args.dataset):
         raise ValueError("--repo and --dataset go together")
-    suite = VerificationSuite().on_data(_data(args)).add_checks(checks).with_offending_samples(args.samples)
+    suite = VerificationSuite().on_data(read_data(args)).add_checks(checks).with_offending_samples(args.samples)
     if args.repo:
         ts = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
         suite.use_repository(FileSystemMetricsRepository(args.repo), args.dataset) \
@@ -108,7 +108,8 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
     p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None,
                    help="default: from the file extensions")
-    p.add_argument("--no-infer-schema", action="store_true", help="read CSV/TSV columns as strings")
+    p.add_argument("--no-infer-schema", dest="infer_schema", action="store_false",
+                   help="read CSV/TSV columns as strings")
     p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
 
 

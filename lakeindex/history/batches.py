@@ -130,16 +130,14 @@ def bounded_sample(df: DataFrame, rows: int, n: int = SAMPLE_ROWS, seed: int = 7
     return df.sample(fraction=min(1.0, 1.2 * n / rows), seed=seed).limit(n).toPandas()
 
 
-def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None,
-                  kinds: Mapping[str, str] | None = None, seed: int = 0) -> BatchRecord:
-    """Summaries, features against ``previous``, synthetic-issue features and samples of one batch."""
-    from lakeindex.history.spark_summary import summarize_dataframe
+def _previous_kinds(previous: BatchRecord | None) -> dict[str, str]:
+    """Column kinds stay those of the history, so features of consecutive batches compare."""
+    return {c: s.kind for c, s in previous.summaries.items()} if previous is not None else {}
 
-    if kinds is None and previous is not None:
-        kinds = {c: s.kind for c, s in previous.summaries.items()}
-    summaries = summarize_dataframe(df, dict(kinds or {}))
-    rows = int(next(iter(summaries.values())).row_count) if summaries else 0
-    sample = bounded_sample(df, rows)
+
+def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataFrame, rows: int,
+            previous: BatchRecord | None, seed: int) -> BatchRecord:
+    """Features against ``previous``, synthetic-issue features (on the sample, scaled to ``rows``) and samples."""
     scale = rows / len(sample) if len(sample) else 1.0
     feats, issues, values = {}, {}, {}
     for c, s in summaries.items():
@@ -153,21 +151,22 @@ def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None,
                        notes={"rows": rows, "sample_rows": len(sample)})
 
 
+def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0) -> BatchRecord:
+    """Summaries (one Spark pass), features against ``previous``, synthetic-issue features and samples."""
+    from lakeindex.history.spark_summary import summarize_dataframe
+
+    summaries = summarize_dataframe(df, _previous_kinds(previous))
+    rows = int(next(iter(summaries.values())).row_count) if summaries else 0
+    return _record(batch_id, summaries, bounded_sample(df, rows), rows, previous, seed)
+
+
 def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0) -> BatchRecord:
     """``profile_batch`` for a small batch already in memory (the service's path): pandas, no Spark."""
     from lakeindex.history.summary import summarize_series
 
-    kinds = {c: s.kind for c, s in previous.summaries.items()} if previous is not None else {}
+    kinds = _previous_kinds(previous)
     summaries = {str(c): summarize_series(pdf[c], kinds.get(str(c))) for c in pdf.columns}
-    feats, issues, values = {}, {}, {}
-    for c, s in summaries.items():
-        prev = previous.summaries.get(c) if previous is not None else None
-        feats[c] = history_features(prev, s)
-        issues[c] = issue_features(prev, pdf, c, seed=seed, kind=s.kind)
-        if s.kind != NUMERIC:
-            values[c] = pdf[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
-    return BatchRecord(batch_id, summaries, feats, issues, novelty_features(summaries, pdf), values,
-                       notes={"rows": len(pdf), "sample_rows": len(pdf)})
+    return _record(batch_id, summaries, pdf, len(pdf), previous, seed)
 
 
 class BatchHistory:
@@ -191,13 +190,15 @@ class BatchHistory:
         return recs
 
     def latest(self, status: str | None = ACCEPTED) -> BatchRecord | None:
-        recs = self.records(status)
+        recs = self.records(status, light=True)  # the newest one is loaded in full
         return recs[-1] if recs else None
 
     def find(self, batch_id: str) -> BatchRecord | None:
-        for r in self.records(None):
-            if r.batch_id == batch_id:
-                return r
+        """The stored batch in full, or None; the lookup itself reads only the status metrics."""
+        for r in self.repo.load().for_dataset(self.dataset).for_analyzers(["BatchStatus"]).get():
+            if r.key.tags.get("batch") == batch_id:
+                full = self.repo.get(self.dataset, r.key)
+                return BatchRecord.from_metrics(full.key, full.metrics) if full is not None else None
         return None
 
     def save(self, record: BatchRecord) -> str:
