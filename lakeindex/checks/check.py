@@ -183,8 +183,8 @@ class Check:
         c = sql_ident(column)
         listed = ", ".join(sql_literal(v) for v in values)
         name = f"is_contained_in({column}, {list(values)[:10]}{'…' if len(values) > 10 else ''})"
-        predicate = f"CAST({c} AS STRING) IN ({', '.join(sql_literal(str(v)) for v in values)})" \
-            if all(isinstance(v, str) for v in values) else f"{c} IN ({listed})"
+        target = f"CAST({c} AS STRING)" if all(isinstance(v, str) for v in values) else c
+        predicate = f"{target} IN ({listed})"
         return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column)
 
     def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
