@@ -268,6 +268,26 @@ def test_datatype_classifies_string_formats(spark):
     assert got["dominant"] == "String"
 
 
+def test_datatype_prefilter_agrees_with_the_regexes(spark):
+    # The first-character shortcut must never change a class: compare it value by value with the
+    # plain regex CASE on values that start with every kind of character, blank or not.
+    from pyspark.sql import functions as F
+
+    from lakeindex.metrics.datatype import BOOLEAN_RE, FRACTIONAL_RE, INTEGRAL_RE
+
+    values = ["7", " 7", "\t7", "\n-7 ", "\x0b+7", "\f.5", "\r1e5", "  NaN", "Infinity", "-Infinity", "+Infinity",
+              " true", "TRUE", "\tfalse", "fAlSe", "x1", "", "   ", "\u00a01", "\u0661\u0662", "é", "nan", "inf",
+              "T", "f1", "-", "+", ".", "0x10", "1.2.3", "\u2028", "N", "I"]
+    df = spark.createDataFrame([(v,) for v in values], "v string")
+    s = F.col("v")
+    plain = (F.when(s.isNull(), 0).when(s.rlike(INTEGRAL_RE), 2).when(s.rlike(FRACTIONAL_RE), 1)
+             .when(s.rlike(BOOLEAN_RE), 3).otherwise(4))
+    (name, code), = DataType("v").projections().items()
+    rows = df.select("v", plain.alias("plain"), code.alias("fast")).collect()
+    assert [(r.v, r.fast) for r in rows] == [(r.v, r.plain) for r in rows]
+    assert {r.plain for r in rows} == {1, 2, 3, 4}  # the fixture exercises every non-null class
+
+
 @pytest.mark.parametrize("analyzer", list(GROUPING), ids=lambda a: a.spec())
 def test_grouping_metric_values(main_ctx, analyzer):
     assert value(main_ctx, analyzer) == pytest.approx(GROUPING[analyzer], rel=1e-12)
