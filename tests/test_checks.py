@@ -220,6 +220,15 @@ def test_is_contained_in_escapes_literals(result):
     assert r.status == "Success" and r.metric.value == pytest.approx(1 / 5) and r.samples is None
 
 
+def test_is_contained_in_numbers_on_a_string_column(spark):
+    # numbers compare by value on text ("2.0" is 2); text that is no number is a violation, not an error
+    df = spark.createDataFrame([("1",), ("2.0",), ("x",), (None,), (" 3",)], "code string")
+    r = VerificationSuite().on_data(df).add_check(Check().is_contained_in("code", [1, 2, 3])).run()
+    c = r.check_results[0].constraint_results[0]
+    assert c.metric.ok and c.metric.value == pytest.approx(3 / 4), c.message
+    assert c.samples == [{"value": "x", "count": 1}]
+
+
 def test_numeric_constraints_skip_nulls_and_flag_non_numbers(result):
     values = _by_check(result)["values"]
     # amounts 10, 20, 0, -5, null, 35
@@ -428,6 +437,38 @@ def test_has_no_anomalies_against_repository_history(spark, tmp_path):
     r = run(100, 0, repository=None)
     c = r.check_results[0].constraint_results[0]
     assert r.status == "Error" and "use_repository" in c.message and "result key" in c.message
+
+
+def test_has_no_anomalies_reads_one_tagged_series(spark, tmp_path):
+    # Two pipelines write one dataset at the same times: "eu" sizes near 100, "us" near 10,000. Mixed,
+    # they are no single history (the check says so and how to pick one); the eu series flags 5,000.
+    repo = FileSystemMetricsRepository(tmp_path / "repo", fsync=False)
+    for i in range(10):
+        repo.save("orders", ResultKey(1000 + i, {"region": "eu"}), [Size().success(99.0 + i % 2 * 2)])
+        repo.save("orders", ResultKey(1000 + i, {"region": "us"}), [Size().success(9_900.0 + i % 3 * 100)])
+    repo.save("orders", ResultKey(500, {"region": "eu"}), [Size().success(5_000.0)])  # before the migration
+
+    def status(check, tags, n=5_000):
+        suite = VerificationSuite().on_data(spark.range(n)).add_check(check)
+        suite.use_repository(repo, "orders").save_or_append_result(ResultKey(2000, tags))
+        return suite.run().check_results[0].constraint_results[0]
+
+    both = status(Check().has_no_anomalies(Size(), STRATEGY), {"region": "eu"})
+    assert both.status == "Failure" and "several results at time 1000" in both.message, both.message
+    assert "pass tags=" in both.message
+    eu = status(Check().has_no_anomalies(Size(), STRATEGY, tags={"region": "eu"}), {"region": "eu"})
+    assert eu.status == "Failure" and "against 11 earlier results" in eu.message, eu.message
+    assert "tags={'region': 'eu'}" in eu.constraint
+    after = status(Check().has_no_anomalies(Size(), STRATEGY, tags={"region": "eu"}, after=1000), {"region": "eu"})
+    assert "against 10 earlier results" in after.message, after.message
+    with pytest.raises(TypeError, match="tags must map"):
+        Check().has_no_anomalies(Size(), STRATEGY, tags={"region": 1})
+    with pytest.raises(TypeError, match="epoch milliseconds"):
+        Check().has_no_anomalies(Size(), STRATEGY, after="yesterday")
+    (check,) = checks_from_dict({"checks": [{"constraints": [
+        {"type": "has_no_anomalies", "analyzer": "Size", "strategy": {"type": "OnlineNormal"},
+         "tags": {"region": "eu"}, "after": 1000}]}]})
+    assert check.constraints[0].tags == {"region": "eu"} and check.constraints[0].after == 1000
 
 
 def test_has_no_anomalies_needs_a_scalar_metric(spark, tmp_path):

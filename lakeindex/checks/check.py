@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.checks.assertion import parse_assertion
@@ -183,8 +183,14 @@ class Check:
         c = sql_ident(column)
         listed = ", ".join(sql_literal(v) for v in values)
         name = f"is_contained_in({column}, {list(values)[:10]}{'…' if len(values) > 10 else ''})"
-        target = f"CAST({c} AS STRING)" if all(isinstance(v, str) for v in values) else c
-        predicate = f"{target} IN ({listed})"
+        if all(isinstance(v, str) for v in values):
+            predicate = f"CAST({c} AS STRING) IN ({listed})"
+        elif all(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= 2 ** 53 for v in values):
+            # numbers compare by value on any column type: a string column's "2.0" is 2, and text that
+            # is no number is a violation, not Spark's ANSI cast error for the whole run
+            predicate = f"COALESCE(TRY_CAST({c} AS DOUBLE) IN ({listed}), FALSE)"
+        else:
+            predicate = f"{c} IN ({listed})"
         return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column)
 
     def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
@@ -265,9 +271,21 @@ class Check:
                          f"has_histogram_values({column})", pick=lambda v: v["bins"])
 
     # time
-    def has_no_anomalies(self, analyzer: Analyzer, strategy: AnomalyDetectionStrategy) -> Check:
-        """The metric must not be anomalous against its history in the suite's metrics repository."""
-        self.constraints.append(AnomalyConstraint(analyzer, strategy, f"has_no_anomalies({analyzer.spec()})"))
+    def has_no_anomalies(self, analyzer: Analyzer, strategy: AnomalyDetectionStrategy,
+                         tags: Mapping[str, str] | None = None, after: int | None = None) -> Check:
+        """The metric must not be anomalous against its history in the suite's metrics repository.
+
+        The history is every earlier result of the dataset (Deequ's default) unless ``tags`` selects one
+        series, e.g. ``{"region": "eu"}`` when several pipelines write the same dataset name, and
+        ``after`` (epoch ms) drops results older than a known break such as a schema migration.
+        """
+        if tags is not None and not (isinstance(tags, Mapping)
+                                     and all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items())):
+            raise TypeError(f"tags must map tag names to string values, got {tags!r}")
+        if after is not None and (isinstance(after, bool) or not isinstance(after, int)):
+            raise TypeError(f"after must be a timestamp in epoch milliseconds (an int), got {after!r}")
+        label = f"has_no_anomalies({analyzer.spec()}" + (f", tags={dict(tags)}" if tags else "") + ")"
+        self.constraints.append(AnomalyConstraint(analyzer, strategy, label, dict(tags) if tags else None, after))
         return self
 
     def analyzers(self) -> list[Analyzer]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -141,6 +141,8 @@ class AnomalyConstraint(Constraint):
     analyzer: Analyzer
     strategy: AnomalyDetectionStrategy
     description: str
+    tags: Mapping[str, str] | None = None  # only earlier results carrying these tags (one series)
+    after: int | None = None  # only earlier results at or after this timestamp (ms)
 
     def analyzers(self) -> list[Analyzer]:
         return [self.analyzer]
@@ -161,9 +163,19 @@ class AnomalyConstraint(Constraint):
                                     "(VerificationSuite.use_repository(repo, dataset).save_or_append_result(key))",
                                     metric)
         now = ctx.result_key.timestamp_ms
-        history = [DataPoint(k.timestamp_ms, float(m.value))
-                   for k, m in ctx.repository.series(ctx.dataset, self.analyzer.spec())
-                   if k.timestamp_ms < now and isinstance(m.value, int | float)]
+        series = [(k, m) for k, m in ctx.repository.series(ctx.dataset, self.analyzer.spec(), tags=self.tags,
+                                                          after=self.after)
+                  if k.timestamp_ms < now and isinstance(m.value, int | float)]
+        seen: dict[int, dict[str, str]] = {}
+        for k, _ in series:
+            if k.timestamp_ms in seen:  # parallel series (e.g. one per region) interleaved: not one history
+                return ConstraintResult(
+                    self.description, FAILURE,
+                    f"the history of {ctx.dataset!r} has several results at time {k.timestamp_ms} (tags "
+                    f"{seen[k.timestamp_ms]} and {dict(k.tags)}): pass tags= to has_no_anomalies to compare "
+                    "with one series", metric)
+            seen[k.timestamp_ms] = dict(k.tags)
+        history = [DataPoint(k.timestamp_ms, float(m.value)) for k, m in series]
         if not history:
             return ConstraintResult(self.description, SUCCESS, "no history yet: nothing to compare with", metric)
         try:
