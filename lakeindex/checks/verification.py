@@ -122,7 +122,10 @@ class VerificationSuite:
         return self
 
     def aggregate_with(self, store: FileSystemStateStore | None) -> VerificationSuite:
-        """Check D ∪ ΔD: merge stored states of earlier data (metrics then cover all of it)."""
+        """Check D ∪ ΔD: merge stored states of earlier data (metrics then cover all of it).
+
+        Offending samples of failed row-level constraints come from ΔD only: D is not read again.
+        """
         self.previous_states = store
         return self
 
