@@ -278,6 +278,31 @@ def test_satisfies_pattern_and_data_type(result):
     assert r.metric.value["dominant"] == "String" and r.status == "Success"
 
 
+def test_satisfies_if_and_consistent_type(spark):
+    rows = [("paid", 10.0, "1"), ("paid", None, "2"), ("paid", 5.0, "x"), ("new", None, "3"), (None, 7.0, None)]
+    df = spark.createDataFrame(rows, "status string, amount double, qty string")
+    check = (Check()
+             # of the 3 paid rows, 2 have an amount (the null amount counts as not satisfied)
+             .satisfies_if("status = 'paid'", "amount IS NOT NULL AND amount > 0", "paid has amount")
+             .satisfies_if("status = 'paid'", "amount IS NOT NULL", "paid has amount", "between 0.66 and 0.67")
+             # qty: 3 integral and 1 string among 4 non-null values
+             .has_consistent_type("qty").has_consistent_type("qty", ">= 0.75")
+             .has_consistent_type("qty", where="status = 'new'").has_consistent_type("qty", where="status IS NULL"))
+    r = VerificationSuite().on_data(df).add_check(check).with_offending_samples(5).run()
+    got = {c.constraint: c for c in r.check_results[0].constraint_results}
+    assert len(got) == 6  # the user's filters are part of the names
+    c = got["satisfies_if(paid has amount)"]
+    assert c.status == "Failure" and c.metric.value == pytest.approx(2 / 3)
+    assert [(s["status"], s["amount"]) for s in c.samples] == [("paid", None)]  # only the paid row without amount
+    assert got["satisfies_if(paid has amount) between 0.66 and 0.67"].status == "Success"
+    c = got["has_consistent_type(qty)"]
+    assert c.status == "Failure" and "0.75" in c.message
+    assert got["has_consistent_type(qty) >= 0.75"].status == "Success"
+    assert got["has_consistent_type(qty) where status = 'new'"].status == "Success"
+    c = got["has_consistent_type(qty) where status IS NULL"]
+    assert c.status == "Failure" and "no non-null values" in c.message
+
+
 def test_statistics(result):
     stats = _by_check(result)["statistics"]
     value = {r.constraint: r.metric.value for r in stats.constraint_results if r.metric is not None and r.metric.ok}
@@ -323,10 +348,11 @@ def test_where_filters_restrict_metrics_and_samples(result):
     filtered = _by_check(result)["filtered"]
     got = [(r.constraint, r.status, r.metric.value) for r in filtered.constraint_results]
     assert got == [
-        ("is_complete(customer)", "Success", 1.0),  # paid rows o2, o3 both have a customer
-        ("is_non_negative(amount)", "Success", 1.0),  # 10, 20, 0, 35: the lost row and the null status are out
-        ("has_size == 2", "Success", 2.0),
-        ("is_positive(amount)", "Failure", 0.5),  # paid: 20 and 0
+        ("is_complete(customer) where status = 'paid'", "Success", 1.0),  # paid rows o2, o3 both have a customer
+        # 10, 20, 0, 35: the lost row and the null status are out
+        ("is_non_negative(amount) where status <> 'lost'", "Success", 1.0),
+        ("has_size where status = 'paid' == 2", "Success", 2.0),
+        ("is_positive(amount) where status = 'paid'", "Failure", 0.5),  # paid: 20 and 0
     ]
     assert _ids(filtered.constraint_results[-1].samples) == ["o3"]  # o4's -5 is outside the filter
     assert filtered.constraint_results[-1].metric.analyzer.endswith("where=\"status = 'paid'\")")
@@ -532,6 +558,8 @@ ALL_TYPES_DOC = {"checks": [
         {"type": "is_greater_than", "a": "end", "b": "start", "assertion": "> 0.5"},
         {"type": "is_greater_than_or_equal_to", "a": "end", "b": "start", "assertion": ">= 0.8"},
         {"type": "satisfies", "predicate": "length(order_id) = 2", "name": "short ids"},
+        {"type": "satisfies_if", "condition": "status = 'paid'", "predicate": "amount >= 0", "name": "paid amounts"},
+        {"type": "has_consistent_type", "column": "qty", "assertion": ">= 0.8"},
         {"type": "has_pattern", "column": "order_id", "pattern": "^o[0-9]$"},
         {"type": "has_min", "column": "amount", "assertion": "== -5"},
         {"type": "has_max", "column": "amount", "assertion": "== 35"},

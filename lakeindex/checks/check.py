@@ -78,6 +78,9 @@ def _and(where: str | None, extra: str) -> str:
     return extra if not where else f"({where}) AND ({extra})"
 
 
+_ANALYZERS = object()  # _add's default: name a constraint with its analyzer's filter
+
+
 class Check:
     """A named group of constraints with a level: a failing check is an error or only a warning."""
 
@@ -91,8 +94,11 @@ class Check:
 
     def _add(self, analyzer: Analyzer, assertion: AssertionLike, description: str, default: str = "== 1",
              pick: Callable[[Any], Any] | None = None,
-             violations: Callable[[DataFrame], DataFrame] | None = None) -> Check:
+             violations: Callable[[DataFrame], DataFrame] | None = None, shown_where: Any = _ANALYZERS) -> Check:
         a = parse_assertion(assertion, default)
+        where = getattr(analyzer, "where", None) if shown_where is _ANALYZERS else shown_where
+        if where:  # two constraints differing only in their (user's) filter must not share one name
+            description = f"{description} where {where}"
         self.constraints.append(MetricConstraint(analyzer, a, f"{description} {a}".strip() if assertion is not None
                                                  else description, pick, violations))
         return self
@@ -162,6 +168,19 @@ class Check:
 
         return self._add(DataType(column, where), assertion, f"has_data_type({column}, {type_name})", pick=pick)
 
+    def has_consistent_type(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        """Largest fraction of the non-null values sharing one type (Table 1's hasConsistentType with the
+        default ``== 1``, hasTypeConsistency with an assertion); all-null data has no type and fails."""
+
+        def pick(value: dict[str, Any]) -> float:
+            counts = [t["absolute"] for name, t in value["types"].items() if name != "Unknown"]
+            total = sum(counts)
+            if not total:
+                raise ValueError("no non-null values: a type cannot be consistent")
+            return max(counts) / total
+
+        return self._add(DataType(column, where), assertion, f"has_consistent_type({column})", pick=pick)
+
     def is_non_negative(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
         return self._compliance(f"is_non_negative({column})", _numeric_test(column, ">= 0"), assertion, where)
 
@@ -191,7 +210,8 @@ class Check:
             predicate = f"COALESCE(TRY_CAST({c} AS DOUBLE) IN ({listed}), FALSE)"
         else:
             predicate = f"{c} IN ({listed})"
-        return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column)
+        return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column,
+                                shown_where=where)
 
     def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
         return self._compliance(f"is_less_than({a}, {b})", f"{sql_ident(a)} < {sql_ident(b)}", assertion, where)
@@ -214,10 +234,20 @@ class Check:
         """Fraction of rows where the Spark SQL ``predicate`` is true (null counts as false)."""
         return self._compliance(f"satisfies({name})", predicate, assertion, where, label=name)
 
+    def satisfies_if(self, condition: str, predicate: str, name: str, assertion: AssertionLike = None,
+                     where: str | None = None) -> Check:
+        """Fraction of the rows matching ``condition`` that also match ``predicate`` (Table 1's satisfiesIf).
+
+        Rows where the condition is false or null are not counted; a null predicate counts as false.
+        """
+        return self._compliance(f"satisfies_if({name})", predicate, assertion, _and(where, condition), label=name,
+                                shown_where=where)
+
     def _compliance(self, description: str, predicate: str, assertion: AssertionLike, where: str | None,
-                    label: str | None = None, values_of: str | None = None) -> Check:
+                    label: str | None = None, values_of: str | None = None, shown_where: Any = _ANALYZERS) -> Check:
         analyzer = Compliance(label or description, predicate, where)
-        return self._add(analyzer, assertion, description, violations=_non_compliant(predicate, where, values_of))
+        return self._add(analyzer, assertion, description, violations=_non_compliant(predicate, where, values_of),
+                         shown_where=shown_where)
 
     def has_pattern(self, column: str, pattern: str, assertion: AssertionLike = None, name: str | None = None,
                     where: str | None = None) -> Check:
