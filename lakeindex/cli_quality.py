@@ -35,7 +35,8 @@ def read_data(args: argparse.Namespace) -> Any:
     from lakeindex.spark_session import get_spark
 
     spark = get_spark(getattr(args, "master", None), "lakeindex")
-    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema)
+    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema,
+                        schema=getattr(args, "schema", None))
 
 
 def _columns(args: argparse.Namespace) -> list[str] | None:
@@ -110,6 +111,9 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="default: from the file extensions")
     p.add_argument("--no-infer-schema", dest="infer_schema", action="store_false",
                    help="read CSV/TSV columns as strings")
+    p.add_argument("--schema", default=None,
+                   help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
+                        "pass; unparsable values become null)")
     p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
 
 
@@ -132,6 +136,7 @@ def add_quality_commands(sub: argparse._SubParsersAction) -> None:
         sp.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
         sp.add_argument("--infer-schema", action="store_true",
                         help="type CSV/TSV columns by inference (default: strings, types inferred per value)")
+        sp.add_argument("--schema", default=None, help="CSV/TSV/JSONL column types as DDL (instead of inference)")
         sp.add_argument("--columns", default=None, help="comma-separated columns (default: all)")
         sp.add_argument("--low-cardinality-threshold", type=int, default=120,
                         help="columns with at most this many distinct values get a value histogram")

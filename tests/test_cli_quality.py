@@ -123,6 +123,34 @@ def test_check_reads_only_the_data_files_of_a_directory(spark, tmp_path, capsys)
     assert size["value"] == 3
 
 
+def test_check_with_a_declared_schema(spark, orders_csv, tmp_path, capsys):
+    # --schema types the CSV without an inference pass; "x" is no DOUBLE and becomes null (missing)
+    bad = write_csv(tmp_path / "bad.csv", ["id", "amount", "status"], ORDERS + [["5", "x", "new"]])
+    checks = _json_file(tmp_path / "c.json", {"checks": [{"constraints": [
+        {"type": "has_mean", "column": "amount", "assertion": "between 2.16 and 2.17"},
+        {"type": "has_completeness", "column": "amount", "assertion": "== 0.6"}]}]})
+    schema = "id BIGINT, amount DOUBLE, status STRING"
+    assert main(["check", str(bad), "--checks", checks, "--schema", schema]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [c["status"] for c in out["checks"][0]["constraints"]] == ["Success", "Success"], out
+    # strings (no inference, no schema): Mean refuses the string column
+    assert main(["check", str(bad), "--checks", checks, "--no-infer-schema"]) == 1
+    assert "string" in json.loads(capsys.readouterr().out)["checks"][0]["constraints"][0]["message"]
+    assert main(["check", str(bad), "--checks", checks, "--schema", "id BIGINT, amount DOUBLE,"]) == 2
+    assert "not a valid DDL schema" in _error(capsys)
+    pq.write_table(pa.table({"id": [1]}), tmp_path / "t.parquet")
+    assert main(["check", str(tmp_path / "t.parquet"), "--checks", checks, "--schema", schema]) == 2
+    assert "Parquet files carry their own types" in _error(capsys)
+    # a schema whose names differ from the header is refused, not applied by position
+    assert main(["check", str(bad), "--checks", checks, "--schema", "id BIGINT, price DOUBLE, status STRING"]) == 2
+    assert "header has columns ['id', 'amount', 'status'] but --schema declares ['id', 'price', 'status']" \
+        in _error(capsys)
+    assert main(["profile", str(bad), "--schema", schema]) == 0
+    profile = json.loads(capsys.readouterr().out)
+    amount = next(c for c in profile["columns"] if c["column"] == "amount")
+    assert amount["completeness"] == pytest.approx(0.6), amount
+
+
 def test_check_bad_input_exits_2_with_a_json_error(spark, orders_csv, tmp_path, capsys):
     good = _json_file(tmp_path / "good.json", {"checks": [{"constraints": [{"type": "has_size", "assertion": "> 0"}]}]})
     assert main(["check", str(tmp_path / "missing.csv"), "--checks", good]) == 2

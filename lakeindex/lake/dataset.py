@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lakeindex.lake.readers import FORMATS, file_format
 
@@ -45,13 +45,24 @@ def detect_format(path: str) -> str:
     return found.pop()
 
 
-def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_schema: bool = True) -> DataFrame:
-    """A typed DataFrame of the dataset at ``path`` (file or directory)."""
+def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_schema: bool = True,
+                 schema: str | None = None) -> DataFrame:
+    """A typed DataFrame of the dataset at ``path`` (file or directory).
+
+    ``schema`` (a DDL string such as ``"id BIGINT, amount DOUBLE"``) types CSV/TSV/JSON lines without
+    the inference pass, which reads all the data once more; the CSV header must name the same columns.
+    A value that does not parse as its declared type becomes null (so it counts as missing).
+    """
     given = fmt is not None
     fmt = fmt or detect_format(path)
     if fmt not in ("csv", "tsv", "parquet", "jsonl"):
         raise DatasetError(f"unknown format {fmt!r} (csv, tsv, parquet, jsonl)")
     reader, sources = spark.read, [path]
+    declared = None
+    if schema is not None:
+        if fmt == "parquet":
+            raise DatasetError(f"{path}: --schema applies to CSV/TSV/JSONL; Parquet files carry their own types")
+        declared = _parse_schema(spark, schema)
     local = path[len("file://"):] if path.startswith("file://") else path
     if "://" not in local and os.path.isdir(local):
         # Spark would read every file of the directory (a README.md as CSV rows) and not the files of
@@ -63,12 +74,20 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
             raise DatasetError(f"{path}: no {fmt} files")
     try:
         if fmt in ("csv", "tsv"):
-            df = reader.options(header=True, inferSchema=infer_schema, sep="\t" if fmt == "tsv" else ",",
-                                multiLine=False, mode="PERMISSIVE").csv(sources)
+            reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", multiLine=False,
+                                    mode="PERMISSIVE")
+            if declared is not None:
+                _require_header(path, reader.csv(sources).columns, declared)  # reads the first line only
+                # enforceSchema off: Spark also checks every other file's header against the schema
+                df = reader.schema(declared).option("enforceSchema", False).csv(sources)
+            else:
+                df = reader.option("inferSchema", infer_schema).csv(sources)
         elif fmt == "parquet":
             df = reader.parquet(*sources)
         else:
-            df = reader.options(mode="PERMISSIVE").json(sources)
+            df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
+    except DatasetError:
+        raise
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
         lines = str(exc).strip().splitlines()
         detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
@@ -76,6 +95,29 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
     if not df.columns:
         raise DatasetError(f"{path}: the {fmt} reader found no columns (empty file?)")
     return df
+
+
+def _require_header(path: str, header: list[str], declared: Any) -> None:
+    """A declared schema must name the header's columns in order (case-insensitive, as Spark compares)."""
+    names = [f.name for f in declared.fields]
+    if [h.lower() for h in header] != [n.lower() for n in names]:
+        raise DatasetError(f"{path}: the header has columns {header} but --schema declares {names}; "
+                           "declare every column in header order")
+
+
+def _parse_schema(spark: SparkSession, ddl: str) -> Any:
+    """A StructType from a DDL string, or a DatasetError quoting Spark's reason."""
+    from pyspark.sql.types import StructType
+
+    try:
+        parsed = spark.createDataFrame([], ddl).schema  # Spark's own DDL parser; nothing is read
+    except Exception as exc:  # noqa: BLE001 - a parse error comes back as a JVM exception
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise DatasetError(f"--schema {ddl!r} is not a valid DDL schema such as 'id BIGINT, name STRING': "
+                           f"{first[:300]}") from exc
+    if not isinstance(parsed, StructType) or not parsed.fields:
+        raise DatasetError(f"--schema {ddl!r}: expected column definitions such as 'id BIGINT, name STRING'")
+    return parsed
 
 
 def _data_files(local: str) -> list[tuple[str, str]]:
