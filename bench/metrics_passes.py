@@ -57,13 +57,21 @@ def csv_copy(spark, parquet: Path) -> Path:  # noqa: ANN001
     return path
 
 
-def reader(spark, path: Path, fmt: str):  # noqa: ANN001, ANN201
-    """A function that returns a fresh DataFrame over the data in the chosen format."""
+def reader(spark, path: Path, fmt: str, csv_types: str = "given"):  # noqa: ANN001, ANN201
+    """A function that returns a fresh DataFrame over the data in the chosen format.
+
+    CSV is read as ``lakeindex check`` reads it (``read_dataset``): with the types declared
+    (``--schema``) or inferred by Spark, which is one more full read of the data per DataFrame.
+    """
+    from lakeindex.lake.dataset import read_dataset
+
     if fmt == "parquet":
         return lambda: spark.read.parquet(str(path))
-    schema = spark.read.parquet(str(path)).schema
-    csv = csv_copy(spark, path)
-    return lambda: spark.read.schema(schema).option("header", True).csv(str(csv))
+    ddl = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in spark.read.parquet(str(path)).schema.fields)
+    csv = str(csv_copy(spark, path))
+    if csv_types == "inferred":
+        return lambda: read_dataset(spark, csv, "csv", infer_schema=True)
+    return lambda: read_dataset(spark, csv, "csv", schema=ddl)
 
 
 def scan_metrics():  # noqa: ANN201
@@ -117,7 +125,7 @@ def jobs_in(spark, fn) -> int:  # noqa: ANN001
 def bench_shared(spark, args) -> dict:  # noqa: ANN001
     from lakeindex.metrics import run_analysis
 
-    read = reader(spark, make_data(spark, args.rows, OUT / f"metrics-data-{args.rows}"), args.format)
+    read = reader(spark, make_data(spark, args.rows, OUT / f"metrics-data-{args.rows}"), args.format, args.csv_types)
     analyzers = scan_metrics()
 
     def shared() -> None:
@@ -131,12 +139,17 @@ def bench_shared(spark, args) -> dict:  # noqa: ANN001
 
     shared()  # warm-up (JIT, file listing cache)
     shared_s = [timed(shared) for _ in range(args.runs)]
-    separate_s = [timed(separate) for _ in range(args.runs)]
-    s, p = statistics.median(shared_s), statistics.median(separate_s)
-    return {"format": args.format, "rows": args.rows, "columns": 10, "metrics": len(analyzers), "runs": args.runs,
-            "shared_seconds": shared_s, "separate_seconds": separate_s, "shared_median_s": round(s, 2),
-            "separate_median_s": round(p, 2), "ratio": round(p / s, 2), "shared_rows_per_s": round(args.rows / s),
-            "jobs_shared": jobs_in(spark, shared), "jobs_separate": jobs_in(spark, separate)}
+    s = statistics.median(shared_s)
+    out = {"format": args.format, "csv_types": args.csv_types if args.format == "csv" else None, "rows": args.rows,
+           "columns": 10, "metrics": len(analyzers), "runs": args.runs, "shared_seconds": shared_s,
+           "shared_median_s": round(s, 2), "shared_rows_per_s": round(args.rows / s),
+           "jobs_shared": jobs_in(spark, shared)}
+    if not args.shared_only:
+        separate_s = [timed(separate) for _ in range(args.runs)]
+        p = statistics.median(separate_s)
+        out.update(separate_seconds=separate_s, separate_median_s=round(p, 2), ratio=round(p / s, 2),
+                   jobs_separate=jobs_in(spark, separate))
+    return out
 
 
 def bench_incremental(spark, args) -> dict:  # noqa: ANN001
@@ -173,6 +186,9 @@ def main() -> None:
     p.add_argument("--delta-rows", type=int, default=1_000_000)
     p.add_argument("--deltas", type=int, default=10)
     p.add_argument("--format", choices=["parquet", "csv"], default="parquet", help="shared mode: data format")
+    p.add_argument("--csv-types", choices=["given", "inferred"], default="given",
+                   help="CSV column types: declared (--schema) or inferred by Spark (one more read)")
+    p.add_argument("--shared-only", action="store_true", help="shared mode: skip the one-query-per-metric runs")
     args = p.parse_args()
     from lakeindex.spark_session import get_spark
 
@@ -183,7 +199,8 @@ def main() -> None:
     result.update(command=" ".join(["python", "bench/metrics_passes.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), cpus=os.cpu_count(), loadavg_before=load,
                   loadavg_after=os.getloadavg())
-    name = f"metrics_{args.mode}" + (f"_{args.format}" if args.mode == "shared" else "")
+    name = f"metrics_{args.mode}" + (f"_{args.format}" if args.mode == "shared" else "") \
+        + ("_inferred" if args.mode == "shared" and args.format == "csv" and args.csv_types == "inferred" else "")
     (OUT / f"{name}.json").write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
 

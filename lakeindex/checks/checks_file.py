@@ -7,7 +7,8 @@ JSON form — each constraint's ``type`` is a Check method, the other keys its k
                                  {"type": "has_completeness", "column": "email", "assertion": ">= 0.9"},
                                  {"type": "is_contained_in", "column": "status", "values": ["new", "paid"]},
                                  {"type": "has_no_anomalies", "analyzer": {"type": "Size"},
-                                  "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3}}]}]}
+                                  "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3},
+                                  "tags": {"region": "eu"}}]}]}
 
 Python form: a module defining ``checks`` (a list of Check, or a function of no arguments returning one),
 run with ``runpy`` like a pytest conftest — only for files the user wrote.
