@@ -7,8 +7,10 @@ error-level check fails, 2 on bad input.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import time
+from collections.abc import Iterator
 from typing import Any
 
 EXIT_OK, EXIT_FLAGGED = 0, 1
@@ -39,6 +41,17 @@ def read_data(args: argparse.Namespace) -> Any:
                         schema=getattr(args, "schema", None))
 
 
+@contextlib.contextmanager
+def _progress(args: argparse.Namespace, df: Any, what: str) -> Iterator[None]:
+    """Phase and task-count lines on stderr while the Spark work of a command runs (``--quiet`` hides them)."""
+    from lakeindex.progress import Progress
+
+    with Progress(df.sparkSession.sparkContext, enabled=not getattr(args, "quiet", False)) as prog:
+        prog.say(f"{what}: {args.data} ({len(df.columns)} columns)")
+        yield
+        prog.say(f"{what}: done")
+
+
 def _columns(args: argparse.Namespace) -> list[str] | None:
     return [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
 
@@ -47,7 +60,10 @@ def cmd_profile(args: argparse.Namespace) -> int:
     from lakeindex.profiling.profiler import ColumnProfiler
 
     profiler = ColumnProfiler(low_cardinality_threshold=args.low_cardinality_threshold, columns=_columns(args))
-    _print(profiler.profile(read_data(args)).to_dict())
+    df = read_data(args)
+    with _progress(args, df, "profiling (3 passes)"):
+        profile = profiler.profile(df)
+    _print(profile.to_dict())
     return EXIT_OK
 
 
@@ -57,12 +73,14 @@ def cmd_suggest(args: argparse.Namespace) -> int:
     from lakeindex.suggestions.rules import DEFAULT_RULES, EXTENDED_RULES
     from lakeindex.suggestions.suggest import ConstraintSuggestionRunner
 
-    runner = ConstraintSuggestionRunner().on_data(read_data(args)) \
+    df = read_data(args)
+    runner = ConstraintSuggestionRunner().on_data(df) \
         .with_low_cardinality_threshold(args.low_cardinality_threshold) \
         .add_constraint_rules(EXTENDED_RULES if args.rules == "extended" else DEFAULT_RULES)
     if _columns(args):
         runner = runner.restrict_to_columns(_columns(args))
-    result = runner.run()
+    with _progress(args, df, "profiling for suggestions (3 passes)"):
+        result = runner.run()
     if args.checks_out:
         Path(args.checks_out).write_text(json.dumps(result.to_check_json(), indent=2), encoding="utf-8")
     _print(result.to_dict(include_profile=args.include_profile))
@@ -76,12 +94,15 @@ def cmd_check(args: argparse.Namespace) -> int:
     checks = load_checks(args.checks)  # validate the file before starting Spark
     if bool(args.repo) != bool(args.dataset):
         raise ValueError("--repo and --dataset go together")
-    suite = VerificationSuite().on_data(read_data(args)).add_checks(checks).with_offending_samples(args.samples)
+    df = read_data(args)
+    suite = VerificationSuite().on_data(df).add_checks(checks).with_offending_samples(args.samples)
     if args.repo:
         ts = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
         suite.use_repository(FileSystemMetricsRepository(args.repo), args.dataset) \
              .save_or_append_result(ResultKey(ts, parse_tags(args.tag)))
-    result = suite.run()
+    n = sum(len(c.constraints) for c in checks)
+    with _progress(args, df, f"checking {n} constraints (shared passes)"):
+        result = suite.run()
     _print(result.to_dict())
     return EXIT_FLAGGED if result.status == "Error" else EXIT_OK
 
@@ -115,6 +136,7 @@ def add_data_arguments(p: argparse.ArgumentParser) -> None:
                    help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
                         "pass; unparsable values become null)")
     p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
 
 
 def add_quality_commands(sub: argparse._SubParsersAction) -> None:
@@ -141,6 +163,7 @@ def add_quality_commands(sub: argparse._SubParsersAction) -> None:
         sp.add_argument("--low-cardinality-threshold", type=int, default=120,
                         help="columns with at most this many distinct values get a value histogram")
         sp.add_argument("--master", default=None)
+        sp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
         if name == "suggest":
             sp.add_argument("--rules", choices=["default", "extended"], default="default")
             sp.add_argument("--checks-out", default=None, help="also write the suggestions as a checks JSON file")

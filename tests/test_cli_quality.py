@@ -151,6 +151,20 @@ def test_check_with_a_declared_schema(spark, orders_csv, tmp_path, capsys):
     assert amount["completeness"] == pytest.approx(0.6), amount
 
 
+def test_progress_lines_on_stderr_unless_quiet(spark, orders_csv, tmp_path, capsys):
+    checks = _json_file(tmp_path / "c.json", {"checks": [{"constraints": [{"type": "has_size", "assertion": "== 4"},
+                                                                          {"type": "is_complete", "column": "id"}]}]})
+    assert main(["check", str(orders_csv), "--checks", checks]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["status"] == "Success"  # stdout stays pure JSON
+    assert "checking 2 constraints (shared passes): " in captured.err and "orders.csv (3 columns)" in captured.err
+    assert captured.err.strip().splitlines()[-1].endswith("checking 2 constraints (shared passes): done")
+    assert main(["check", str(orders_csv), "--checks", checks, "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["profile", str(orders_csv)]) == 0
+    assert "profiling (3 passes): done" in capsys.readouterr().err
+
+
 def test_check_bad_input_exits_2_with_a_json_error(spark, orders_csv, tmp_path, capsys):
     good = _json_file(tmp_path / "good.json", {"checks": [{"constraints": [{"type": "has_size", "assertion": "> 0"}]}]})
     assert main(["check", str(tmp_path / "missing.csv"), "--checks", good]) == 2
