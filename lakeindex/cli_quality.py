@@ -48,6 +48,7 @@ def _progress(args: argparse.Namespace, df: Any, what: str) -> Iterator[None]:
 
     with Progress(df.sparkSession.sparkContext, enabled=not getattr(args, "quiet", False)) as prog:
         prog.say(f"{what}: {args.data} ({len(df.columns)} columns)")
+        prog.phase = what  # task-count lines name the phase only
         yield
         prog.say(f"{what}: done")
 
