@@ -165,6 +165,24 @@ def test_progress_lines_on_stderr_unless_quiet(spark, orders_csv, tmp_path, caps
     assert "profiling (3 passes): done" in capsys.readouterr().err
 
 
+def test_spark_submit_job_runs_the_quality_commands(spark, orders_csv, tmp_path, capsys):
+    from indexer_jobs.check_dataset import main as job
+
+    checks = _json_file(tmp_path / "c.json", {"checks": [{"constraints": [{"type": "has_size", "assertion": "== 5"}]}]})
+    assert job(["check", str(orders_csv), "--checks", checks, "--quiet"]) == 1  # 4 rows: the error check fails
+    assert json.loads(capsys.readouterr().out)["checks"][0]["constraints"][0]["metric"]["value"] == 4
+    assert job(["serve"]) == 2
+    assert "runs one of check, profile, suggest, got 'serve'" in _error(capsys)
+    out = tmp_path / "result.json"
+    assert job(["--output", str(out), "check", str(orders_csv), "--checks", checks]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == "" and "checking 1 constraints" in captured.err  # progress only; the JSON is in the file
+    assert json.loads(out.read_text())["status"] == "Error"
+    none = tmp_path / "none.json"
+    assert job(["--output", str(none), "check", str(tmp_path / "missing.csv"), "--checks", checks]) == 2
+    assert "no such file" in _error(capsys) and not none.exists()
+
+
 def test_check_bad_input_exits_2_with_a_json_error(spark, orders_csv, tmp_path, capsys):
     good = _json_file(tmp_path / "good.json", {"checks": [{"constraints": [{"type": "has_size", "assertion": "> 0"}]}]})
     assert main(["check", str(tmp_path / "missing.csv"), "--checks", good]) == 2

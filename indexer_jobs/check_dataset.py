@@ -1,0 +1,68 @@
+"""Batch data-quality job: ``lakeindex check | profile | suggest`` as a PySpark application.
+
+The same arguments, JSON and exit codes as the CLI subcommands (0 pass, 1 an error-level check
+failed, 2 bad input), so a scheduler can run it on a cluster unchanged::
+
+    pip wheel --no-deps -w dist . && spark-submit --master yarn --deploy-mode client \\
+      --py-files dist/lakeindex-0.1.0-py3-none-any.whl indexer_jobs/check_dataset.py \\
+      --output result.json check hdfs:///warehouse/orders/2026-11-21 --format parquet \\
+      --checks checks.json --repo /data/metrics-repo --dataset orders --tag day=2026-11-21
+
+spark-submit merges the Python process's stderr into its stdout, so progress lines and the JSON
+would share one stream: ``--output FILE`` (before the subcommand) writes the JSON to a file instead,
+atomically. Spark's master and resources come from spark-submit; executors read the data, and only
+metric values, offending samples and profiles reach the driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import sys
+import tempfile
+
+COMMANDS = ("check", "profile", "suggest")
+
+
+def _write_atomically(path: str, text: str) -> None:
+    folder = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".check_dataset-", dir=folder)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def main(argv: list[str] | None = None) -> int:
+    from lakeindex.cli import main as cli_main
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    output = None
+    if argv[:1] == ["--output"]:
+        if len(argv) < 2:
+            print(json.dumps({"error": "--output needs a file path"}), file=sys.stderr)
+            return 2
+        output, argv = argv[1], argv[2:]
+    if not argv or argv[0] not in COMMANDS:
+        got = argv[0] if argv else "nothing"
+        print(json.dumps({"error": f"check_dataset runs one of {', '.join(COMMANDS)}, got {got!r}; "
+                                   "e.g. [--output result.json] check DATA --checks checks.json"}), file=sys.stderr)
+        return 2
+    if output is None:
+        return cli_main(argv)
+    buffer = io.StringIO()
+    with contextlib.redirect_stdout(buffer):
+        code = cli_main(argv)
+    if buffer.getvalue():  # nothing on bad input: the error went to stderr
+        _write_atomically(output, buffer.getvalue())
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
