@@ -199,8 +199,9 @@ def main() -> None:
     result.update(command=" ".join(["python", "bench/metrics_passes.py", *sys.argv[1:]]),
                   date=time.strftime("%Y-%m-%d"), cpus=os.cpu_count(), loadavg_before=load,
                   loadavg_after=os.getloadavg())
-    name = f"metrics_{args.mode}" + (f"_{args.format}" if args.mode == "shared" else "") \
-        + ("_inferred" if args.mode == "shared" and args.format == "csv" and args.csv_types == "inferred" else "")
+    name = f"metrics_{args.mode}"
+    if args.mode == "shared":  # one file per data format and CSV typing
+        name += f"_{args.format}" + ("_inferred" if args.format == "csv" and args.csv_types == "inferred" else "")
     (OUT / f"{name}.json").write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
 

@@ -72,12 +72,13 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
             reader, sources = reader.option("basePath", os.path.abspath(local)), files
         elif not given:
             raise DatasetError(f"{path}: no {fmt} files")
+    header = None
     try:
         if fmt in ("csv", "tsv"):
             reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", multiLine=False,
                                     mode="PERMISSIVE")
             if declared is not None:
-                _require_header(path, reader.csv(sources).columns, declared)  # reads the first line only
+                header = reader.csv(sources).columns  # reads the first line only
                 # enforceSchema off: Spark also checks every other file's header against the schema
                 df = reader.schema(declared).option("enforceSchema", False).csv(sources)
             else:
@@ -86,12 +87,12 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
             df = reader.parquet(*sources)
         else:
             df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
-    except DatasetError:
-        raise
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
         lines = str(exc).strip().splitlines()
         detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
         raise DatasetError(f"{path}: cannot read as {fmt}: {detail.strip()[:500]}") from exc
+    if header is not None:
+        _require_header(path, header, declared)
     if not df.columns:
         raise DatasetError(f"{path}: the {fmt} reader found no columns (empty file?)")
     return df
