@@ -93,9 +93,9 @@ def test_index_of_an_older_format_is_refused_with_advice(tmp_path):
     publish(tmp_path / "ix", {"<digit>+": (0, 2)})
     meta_path = tmp_path / "ix" / current_version(tmp_path / "ix") / "meta.json"
     meta = json.loads(meta_path.read_text())
-    assert meta["format_version"] == FORMAT_VERSION == 2  # 2: <hex> keys
-    meta_path.write_text(json.dumps({**meta, "format_version": 1}))
-    with pytest.raises(IndexError_, match="has format 1; this lakeindex reads format 2: rebuild it"):
+    assert meta["format_version"] == FORMAT_VERSION == 3  # 2: <hex> keys; 3: segment windows of wide values
+    meta_path.write_text(json.dumps({**meta, "format_version": 2}))
+    with pytest.raises(IndexError_, match="has format 2; this lakeindex reads format 3: rebuild it"):
         IndexReader(tmp_path / "ix")
 
 

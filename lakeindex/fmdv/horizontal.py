@@ -90,9 +90,9 @@ def covering_candidates(col: QueryColumn, theta: float, solver: SegmentSolver, r
     pool: set[str] = set()
     seen = 0
     for g in groups:  # heaviest first
-        pool |= shape_template_set(g.shape, limits.max_constants)
+        pool |= shape_template_set(g.shape, limits.max_constants, limits.max_templates)
         seen += g.weight
         if seen > col.total - need:
             break
-    sets = [(shape_template_set(g.shape, limits.max_constants), g.weight) for g in groups]
+    sets = [(shape_template_set(g.shape, limits.max_constants, limits.max_templates), g.weight) for g in groups]
     return [c for c in solver.feasible(sorted(pool), r, m) if sum(w for s, w in sets if c.pattern in s) >= need]

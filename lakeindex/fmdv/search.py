@@ -107,7 +107,7 @@ class SegmentSolver:
         else:
             free: set[str] | None = None
             for sub in distinct:
-                f = set(shape_templates(sub, self.limits.max_constants)[0])
+                f = set(shape_templates(sub, self.limits.max_constants, self.limits.max_templates)[0])
                 free = f if free is None else free & f
             cands = self.feasible(sorted(free or ()), r, m)
             with self._lock:
@@ -129,7 +129,7 @@ class SegmentSolver:
             agreed.append(texts.pop() if len(texts) == 1 else None)
         if not any(t is not None for t in agreed):
             return []  # no constant shared by all values (IDs, timestamps): skip the templates
-        by_slots = shape_templates(sub, self.limits.max_constants)[1]
+        by_slots = shape_templates(sub, self.limits.max_constants, self.limits.max_templates)[1]
         out = []
         for slot_set, fmts in by_slots.items():
             if all(agreed[j] is not None for j in slot_set):

@@ -19,7 +19,11 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     d = EnumerationLimits()
     p.add_argument("lake", help="lake directory (local path or a URI Spark can read)")
     p.add_argument("--out", required=True, help="index directory on the driver")
-    p.add_argument("--tau", type=int, default=d.tau, help="token limit: wider values are skipped (default 8)")
+    p.add_argument("--tau", type=int, default=d.tau,
+                   help="token limit of a pattern, 1-16: wider values are indexed through segment windows (default 8)")
+    p.add_argument("--window-edge", type=int, default=d.window_edge,
+                   help="segment windows of wide values start at their first/last N words; 0: skip wide values "
+                        "as the paper does (default 8)")
     p.add_argument("--min-coverage", type=int, default=2, help="drop patterns covering fewer columns (default 2)")
     p.add_argument("--max-constants", type=int, default=d.max_constants,
                    help="constant slots per pattern (default 2)")
@@ -34,5 +38,8 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
 
 def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     """Enumeration limits named by parsed build options."""
-    return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
-                             min_share=args.min_share)
+    try:
+        return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
+                                 min_share=args.min_share, window_edge=args.window_edge)
+    except ValueError as exc:
+        raise BuildError(str(exc)) from exc

@@ -18,7 +18,10 @@ from rocksdict import BlockBasedOptions, Cache, DBCompressionType, Options
 
 # 2: the hierarchy gained <hex> (keys of hex words). A format-1 index lacks those keys, so readers
 # refuse it and ask for a rebuild rather than silently never proposing a <hex> pattern.
-FORMAT_VERSION = 2
+# 3: values wider than tau add evidence through their segment windows, and shapes beyond the template
+# budget are enumerated coarser (lakeindex.patterns.enumerate). A format-2 index lacks the segment
+# evidence that vertical cuts of wide columns now rely on.
+FORMAT_VERSION = 3
 IMPURITY_SCALE = 1_000_000
 
 

@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
 from lakeindex.lake.readers import read_table
-from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
+from lakeindex.patterns.enumerate import MAX_WINDOWED_VALUES, ColumnPatterns, EnumerationLimits, column_patterns
 
 SCAN_SCHEMA = "kind string, pattern string, imp long, cov long, info string"
 _ARROW_SCHEMA = pa.schema([("kind", pa.string()), ("pattern", pa.string()), ("imp", pa.int64()),
@@ -30,25 +30,34 @@ PATTERN, STATS = "p", "s"
 _COARSE_TOKEN_RE = "[A-Za-z0-9]+|[^A-Za-z0-9]+"
 
 
-def column_values(arr: pa.ChunkedArray, tau: int | None = None) -> tuple[list[str], list[int], int]:
+def column_values(arr: pa.ChunkedArray, tau: int | None = None,
+                  keep_wide: int = 0) -> tuple[list[str], list[int], int, list[str], list[int]]:
     """Distinct non-null, non-empty values of a string column with their counts.
 
-    With ``tau``, values that certainly have more than ``tau`` tokens are left out in Arrow and
-    only their number is returned (third item): they never reach Python.
+    With ``tau``, values that certainly have more than ``tau`` tokens are split off in Arrow: the
+    ``keep_wide`` heaviest of them are returned apart (fourth and fifth items, for segment windows),
+    the number of the others is the third item. Neither goes through narrow enumeration.
     """
     arr = pc.drop_null(arr)
     if len(arr):
         arr = pc.filter(arr, pc.not_equal(arr, ""))
     if len(arr) == 0:
-        return [], [], 0
+        return [], [], 0, [], []
     vc = pc.value_counts(arr)
     values, counts = vc.field("values"), vc.field("counts")
     wide = 0
+    wide_values: list[str] = []
+    wide_counts: list[int] = []
     if tau is not None:
         narrow = pc.less_equal(pc.count_substring_regex(values, _COARSE_TOKEN_RE), tau)
-        wide = pc.sum(pc.filter(counts, pc.invert(narrow))).as_py() or 0
+        wv, wc = pc.filter(values, pc.invert(narrow)), pc.filter(counts, pc.invert(narrow))
+        wide = pc.sum(wc).as_py() or 0
+        if keep_wide and len(wv):
+            top = pc.select_k_unstable(pa.table({"c": wc}), keep_wide, [("c", "descending")])
+            wide_values, wide_counts = pc.take(wv, top).to_pylist(), pc.take(wc, top).to_pylist()
+            wide -= sum(wide_counts)
         values, counts = pc.filter(values, narrow), pc.filter(counts, narrow)
-    return values.to_pylist(), counts.to_pylist(), wide
+    return values.to_pylist(), counts.to_pylist(), wide, wide_values, wide_counts
 
 
 def profile_file(table: str, data: bytes, limits: EnumerationLimits,
@@ -62,19 +71,21 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     for _, arr in read.columns:
         stats["columns"] += 1
         stats["cells"] += read.rows
-        values, counts, wide = column_values(arr, limits.tau)
-        if not values and not wide:
+        values, counts, wide, wvalues, wcounts = column_values(
+            arr, limits.tau, MAX_WINDOWED_VALUES if limits.window_edge else 0)
+        if not values and not wide and not wvalues:
             continue
-        cp = add_column(acc, values, counts, limits, wide)
+        cp = add_column(acc, values, counts, limits, wide, wvalues, wcounts)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
     return stats
 
 
 def add_column(acc: dict[str, list[int]], values: list[str], counts: list[int] | None,
-               limits: EnumerationLimits, wide: int = 0) -> ColumnPatterns:
+               limits: EnumerationLimits, wide: int = 0, wide_values: list[str] | None = None,
+               wide_counts: list[int] | None = None) -> ColumnPatterns:
     """Add one column's Imp_D(p) units and coverage to the accumulator ``acc``."""
-    cp = column_patterns(values, counts, limits, wide=wide)
+    cp = column_patterns(values, counts, limits, wide=wide, wide_values=wide_values, wide_weights=wide_counts)
     total = cp.total
     get = acc.get
     for p, c in cp.counts.items():

@@ -28,21 +28,66 @@ share one layout (the common case; a pattern matched through several layouts, su
 FPR_T(p) and Cov_T(p) are exact for constant-free patterns; for patterns with constants, they
 average mostly the columns where the constants are common, so FPR and coverage are lower bounds.
 FMDV's coverage floor m guards against the optimism: a constant pattern needs m columns where it
-dominates. Values with more than ``tau`` tokens are skipped as in the paper (they still count in
-|D|, as non-matching), and a column with more than ``max_shapes`` distinct shapes (typically free
+dominates. Values with more than ``tau`` tokens have no whole-value patterns, as in the paper
+(they still count in |D|, as non-matching; see "Segments of wide values" for their parts), and a
+column with more than ``max_shapes`` distinct shapes (typically free
 text) keeps its heaviest shapes; the rest count as non-matching, which can only raise FPR estimates.
+
+Segments of wide values (index format 3). The paper skips values of more than tau tokens and relies
+on vertical cuts online; on a lake of thousands rather than millions of columns, the segments those
+cuts ask for (``<alphanum>{8}-<alphanum>{4}`` of a UUID, ``<digit>{2}<upper>{1}<digit>{2}:`` of an
+ISO timestamp) then occur in no indexed column, and the column gets no rule. So a column holding
+structured wide values (at least 1/min_share of its values, in at most ``MAX_WINDOW_SKELETONS``
+skeletons, i.e. not free text) is also cut the way FMDV-V cuts a query: every *window* of whole
+parts that starts and ends on a word and spans at most tau tokens, starting at one of the first or
+last ``window_edge`` words (:func:`value_windows`). The window "words i..j" of all the column's
+values is a pseudo-column D[i..j]; values without such words do not match in it. Definitions:
+
+* Imp_D(p) = 1 - max(count of p over D's whole values, max over windows of count of p in D[i..j]) / |D|;
+* D covers p (adds 1 to Cov_T(p) and Imp_D(p) to the sum behind FPR_T(p)) when that max reaches
+  |D|/min_share. So each lake column counts at most once per pattern, and indexes still merge by
+  key-wise addition.
+
+FPR_T of a segment pattern is thus the mean impurity of p over the columns where p is a domain,
+whole or as the part of a wider value at its best-fitting position. Windows are enumerated coarser
+than whole values (one constant, 64 shapes, ``WINDOW_TEMPLATES`` templates, heaviest
+``MAX_WINDOWED_VALUES`` distinct values): measured, the full enumeration cost 5x the build time of
+the sample lake for the same rules.
+
+Memory (bounded by design, any tau <= 16 and any value width):
+
+* templates per shape <= ``max_templates`` (8,192; :func:`shape_templates` coarsens beyond it, and a
+  value of <= 16 tokens has <= 8 words, so the coarsest level, <= 2^8 templates, always fits);
+* cached pattern strings <= 3 M in all (weighted LRU caches, ``template_cache``), about 300 MB;
+* per column: windows <= 2 * window_edge * ceil(tau / 2) per value over <= ``MAX_WINDOWED_VALUES``
+  distinct values, each window's counts over <= 64 shapes * 1,024 templates, filtered to the
+  evidence share before they are kept; whole values <= max_shapes * max_templates counts;
+* per task: the scan's accumulator is flushed at 400,000 patterns (``lakeindex.index.scan``); Arrow
+  holds one file at a time, with cells cut at 64 KB by the readers.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict, dataclass
-from functools import lru_cache
+from dataclasses import asdict, dataclass, replace
 from itertools import product
 
 from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, analyze, is_hex_word
+from lakeindex.patterns.template_cache import WeightedLRU
+from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, Analysis, analyze, is_hex_word
+
+# Bounds of enumeration memory, by design (module docstring, "Memory").
+MAX_TAU = 16
+MAX_WINDOWED_VALUES = 1024  # distinct values per column cut into windows (heaviest first)
+MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
+# a window is enumerated coarser than a whole value: one constant, its 64 heaviest shapes, 1,024 templates
+WINDOW_SHAPES = 64
+WINDOW_TEMPLATES = 1024
+TEMPLATE_BUDGET = 8192  # default templates per shape: the largest of tau <= 8 on the sample lake has 4,112
+_SUFFIX_CACHE = WeightedLRU(1_000_000)  # pattern strings held, all caches together <= 3 M (~300 MB)
+_SHAPE_CACHE = WeightedLRU(1_500_000)
+_SET_CACHE = WeightedLRU(500_000)
 
 
 @dataclass(frozen=True)
@@ -55,12 +100,18 @@ class EnumerationLimits:
     const_share: int = 16
     max_shapes: int = 256
     min_share: int = 16
+    window_edge: int = 8
+    max_templates: int = 8192
 
     def __post_init__(self) -> None:
         for name, lo in (("tau", 1), ("max_subruns", 1), ("max_constants", 0),
-                         ("const_share", 1), ("max_shapes", 1), ("min_share", 0)):
+                         ("const_share", 1), ("max_shapes", 1), ("min_share", 0), ("window_edge", 0),
+                         ("max_templates", 256)):
             if getattr(self, name) < lo:
                 raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+        if self.tau > MAX_TAU:
+            raise ValueError(f"tau must be <= {MAX_TAU}, got {self.tau}: wider values are indexed through "
+                             "their segments (window_edge), not whole")
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -97,16 +148,20 @@ def _part_options(shape: tuple, i: int, slot0: int) -> list[Option]:
             for combo in product(*per_run)] + wide
 
 
-@lru_cache(maxsize=32_768)
 def _suffix_templates(suffix: tuple, slot0: int, budget: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
     """Templates of ``suffix`` (parts of a shape) using at most ``budget`` constant slots.
 
     Memoised on the suffix, so shapes that end alike (most of a column's shapes) share work.
     Deduplicated: ``<num>`` makes parses ambiguous (``1.2.3`` is ``<num>.<num>`` two ways), and a
-    pattern counted twice would count its values twice.
+    pattern counted twice would count its values twice. Only called for shapes within the template
+    budget, so every cached entry holds at most ``TEMPLATE_BUDGET`` templates.
     """
     if not suffix:
         return (("", ()),)
+    key = (suffix, slot0, budget)
+    hit = _SUFFIX_CACHE.get(key)
+    if hit is not None:
+        return hit
     out = []
     width = 0 if isinstance(suffix[0], str) else len(suffix[0])
     for text, slots, step in _part_options(suffix, 0, slot0):
@@ -116,20 +171,120 @@ def _suffix_templates(suffix: tuple, slot0: int, budget: int) -> tuple[tuple[str
         nxt = slot0 + width + (len(suffix[2]) if step == 3 else 0)
         for rtext, rslots in _suffix_templates(suffix[step:], nxt, rest_budget):
             out.append((text + rtext, slots + rslots))
-    return tuple(dict.fromkeys(out))
+    result = tuple(dict.fromkeys(out))
+    _SUFFIX_CACHE.put(key, result, len(result))
+    return result
 
 
-@lru_cache(maxsize=16_384)
-def shape_templates(shape: tuple, max_constants: int) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
-    """Templates of a shape: constant-free pattern strings, and %-format strings per slot set."""
+def _count(options: list[list[tuple[int, int]]], budget: int) -> int:
+    """Number of templates of per-part options given as (constant slots, parts consumed), with at
+    most ``budget`` constant slots (an upper bound: ambiguous parses are not deduplicated)."""
+    n = len(options)
+    ways = [[0] * (budget + 1) for _ in range(n + 1)]
+    ways[n][0] = 1
+    for i in range(n - 1, -1, -1):
+        for nconst, step in options[i]:
+            if i + step > n:
+                continue
+            for c in range(budget + 1 - nconst):
+                ways[i][c + nconst] += ways[i + step][c]
+    return sum(ways[0])
+
+
+def template_count(shape: tuple, max_constants: int) -> int:
+    """Templates the exact hierarchy gives a shape (before the budget), computed without listing them."""
+    return _count([[(len(sl), st) for _, sl, st in _part_options(shape, i, 0)] for i in range(len(shape))],
+                  max_constants)
+
+
+def _reduced_options(shape: tuple, i: int, slot0: int, level: int) -> list[tuple[str, tuple[int, ...]]]:
+    """Options of part ``i`` at reduction ``level`` (1-4, coarser as it grows), one part each.
+
+    1: a multi-run word keeps only its all-``{k}`` and all-``+`` run combinations and whole-word
+    classes; no decimal ``<num>`` spanning three parts. 2: no constants either. 3: a single-run word
+    keeps its own ``{k}``/``+`` classes, ``<num>`` and ``<alphanum>+``; a multi-run word its two
+    combinations and its whole-word ``+`` class. 4: every word ``{k}`` classes or whole-word ``+``.
+    """
+    part = shape[i]
+    if isinstance(part, str):
+        return [(_fmt(escape_literal(part)), ())]
+    total = sum(k for _, k in part)
+    hexw = is_hex_word(part)
+    whole = word_generalizations(total, hexw)  # [hex{k}, hex+,] alnum{k}, alnum+
+    whole_plus = whole[1] if hexw else whole[-1]
+    if len(part) == 1:
+        kind, k = part[0]
+        gens = run_generalizations(kind, k)
+        fixed_first = gens[:1] or whole[:1]
+        if level <= 2:
+            const = [("%s", (slot0,))] if level == 1 else []
+            return const + [(g, ()) for g in gens + whole]
+        if level == 3:
+            own = gens[:2] + [g for g in gens if g == NUM]
+            return [(g, ()) for g in dict.fromkeys(own + [whole[-1]])] if own else [(g, ()) for g in whole[-2:]]
+        return [(g, ()) for g in dict.fromkeys(fixed_first + [whole_plus])]
+    per_run = [run_generalizations(kind, k, in_word=True) for kind, k in part]
+    fixed_combo = "".join(g[0] for g in per_run)
+    plus_combo = "".join(g[1] for g in per_run)
+    if level <= 2:
+        return [(g, ()) for g in dict.fromkeys([fixed_combo, plus_combo] + whole)]
+    if level == 3:
+        return [(g, ()) for g in dict.fromkeys([fixed_combo, plus_combo, whole_plus])]
+    return [(fixed_combo, ()), (whole_plus, ())]
+
+
+def _reduced_templates(shape: tuple, max_constants: int, budget: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Templates of a shape beyond the budget: the finest reduction level that fits in it.
+
+    Level 4 gives at most 2 templates per word, and a value of at most ``MAX_TAU`` (16) tokens has at
+    most 8 words, so some level always fits: at most 256 templates, the smallest budget allowed.
+    """
+    starts, slot = [], 0
+    for part in shape:
+        starts.append(slot)
+        slot += 0 if isinstance(part, str) else len(part)
+    for level in (1, 2, 3, 4):
+        opts = [_reduced_options(shape, i, starts[i], level) for i in range(len(shape))]
+        nconst = max_constants if level == 1 else 0
+        if level < 4 and _count([[(len(sl), 1) for _, sl in o] for o in opts], nconst) > budget:
+            continue
+        out = []
+        for combo in product(*opts):
+            slots = sum((sl for _, sl in combo), ())
+            if len(slots) <= nconst:
+                out.append(("".join(t for t, _ in combo), slots))
+        return tuple(dict.fromkeys(out))
+    raise AssertionError("unreachable: level 4 always fits")
+
+
+def shape_templates(shape: tuple, max_constants: int,
+                    budget: int = TEMPLATE_BUDGET) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
+    """Templates of a shape: constant-free pattern strings, and %-format strings per slot set.
+
+    At most ``budget`` (``EnumerationLimits.max_templates``) per shape: a shape whose exact hierarchy
+    gives more (wide values, tau > 8) is enumerated at the finest coarser level that fits
+    (:func:`_reduced_templates`). So
+    P(v) of such a value is a subset of the exact one, the same subset offline and online; counts
+    of patterns it leaves out are lower bounds (their FPR estimates err high, the safe side).
+    """
+    key = (shape, max_constants, budget)
+    hit = _SHAPE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    if template_count(shape, max_constants) <= budget:
+        pairs = _suffix_templates(shape, 0, max_constants)
+    else:
+        pairs = _reduced_templates(shape, max_constants, budget)
     free: list[str] = []
     by_slots: dict[tuple, list[str]] = {}
-    for text, slots in _suffix_templates(shape, 0, max_constants):
+    for text, slots in pairs:
         if slots:
             by_slots.setdefault(slots, []).append(text)
         else:
             free.append(text % ())
-    return tuple(free), by_slots
+    result = (tuple(free), by_slots)
+    _SHAPE_CACHE.put(key, result, len(pairs))
+    return result
 
 
 def value_patterns(value: str, limits: EnumerationLimits | None = None) -> set[str]:
@@ -141,7 +296,7 @@ def value_patterns(value: str, limits: EnumerationLimits | None = None) -> set[s
     a = analyze(value, limits.max_subruns)
     if a.ntokens > limits.tau or not a.shape:
         return set()
-    free, by_slots = shape_templates(a.shape, limits.max_constants)
+    free, by_slots = shape_templates(a.shape, limits.max_constants, limits.max_templates)
     out = set(free)
     for slots, fmts in by_slots.items():
         args = tuple(a.slots[j] for j in slots)
@@ -163,24 +318,116 @@ class ColumnPatterns:
 
 
 def column_patterns(values: list[str], weights: list[int] | None = None,
-                    limits: EnumerationLimits | None = None, wide: int = 0) -> ColumnPatterns:
+                    limits: EnumerationLimits | None = None, wide: int = 0,
+                    wide_values: list[str] | None = None, wide_weights: list[int] | None = None) -> ColumnPatterns:
     """Count, for every p in P(D), how many values of the column match p.
 
     ``values`` should be distinct with ``weights`` their multiplicities (Arrow ``value_counts``);
     nulls and empty strings must already be removed. ``wide`` counts values of the column already
-    known to exceed tau (they count in |D| as matching nothing).
+    known to exceed tau that are not given (they count in |D| as matching nothing). Values wider than
+    tau (given here or in ``wide_values``) are cut into segment windows (:func:`value_windows`): each
+    window is a pseudo-column of D, and ``counts[p]`` is the largest count of p over D's whole values
+    and its windows (module docstring, "Segments of wide values").
     """
     limits = limits or EnumerationLimits()
     if weights is None:
         weights = [1] * len(values)
-    total = sum(weights) + wide
+    wide_values = list(wide_values or ())
+    wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
+    total = sum(weights) + sum(wide_weights) + wide
     groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
+    wide_analyses: list[tuple[Analysis, int]] = []
     for v, w in zip(values, weights, strict=True):
         a = analyze(v, limits.max_subruns)
-        if a.ntokens > limits.tau or not a.shape:
+        if not a.shape:
             wide += w
-            continue
-        groups.setdefault(a.shape, []).append((a.slots, w))
+        elif a.ntokens > limits.tau:
+            wide_analyses.append((a, w))
+        else:
+            groups.setdefault(a.shape, []).append((a.slots, w))
+    for v, w in zip(wide_values, wide_weights, strict=True):
+        a = analyze(v, limits.max_subruns)
+        if a.shape:
+            wide_analyses.append((a, w))
+    floor = total / limits.min_share if limits.min_share else 0
+    counts = _filtered(_group_counts(groups, total, limits), floor)
+    nwide = sum(w for _, w in wide_analyses)
+    wide += nwide
+    if wide_analyses and limits.window_edge and nwide >= floor and _structured(wide_analyses):
+        # windows of *every* value (narrow ones too): a pseudo-column is the whole column cut at words i..j
+        cut = wide_analyses + [(Analysis(shape, slots, 0), w) for shape, ms in groups.items() for slots, w in ms]
+        cut.sort(key=lambda aw: -aw[1])
+        windows: dict[tuple, dict[tuple, list[tuple[tuple[str, ...], int]]]] = {}
+        for a, w in cut[:MAX_WINDOWED_VALUES]:
+            for key, shape, slots in value_windows(a, limits.tau, limits.window_edge):
+                windows.setdefault(key, {}).setdefault(shape, []).append((slots, w))
+        get = counts.get
+        wlimits = replace(limits, max_constants=min(1, limits.max_constants), max_shapes=WINDOW_SHAPES,
+                          max_templates=min(WINDOW_TEMPLATES, limits.max_templates))
+        for wgroups in windows.values():
+            for p, n in _filtered(_group_counts(wgroups, total, wlimits), floor).items():
+                if n > get(p, 0):
+                    counts[p] = n
+    return ColumnPatterns(counts, total, wide)
+
+
+def _structured(analyses: list[tuple[Analysis, int]]) -> bool:
+    """True when a few skeletons (symbol runs kept, words collapsed) hold most of the values: machine-made
+    wide values (UUIDs, timestamps, records, lists of a few lengths), not free text, whose windows would
+    cost most of the build and describe no domain."""
+    weights: Counter[tuple] = Counter()
+    for a, w in analyses:
+        weights[tuple(p if isinstance(p, str) else "" for p in a.shape)] += w
+    top = sum(n for _, n in weights.most_common(MAX_WINDOW_SKELETONS))
+    return top >= 0.9 * sum(weights.values())
+
+
+def _filtered(counts: dict[str, int], floor: float) -> dict[str, int]:
+    """Counts of patterns matched by at least ``floor`` values (the evidence share)."""
+    return {p: n for p, n in counts.items() if n >= floor} if floor else counts
+
+
+def value_windows(a: Analysis, tau: int, edge: int) -> list[tuple[tuple, tuple, tuple[str, ...]]]:
+    """Segment windows of a wide value: (window key, sub-shape, its slot texts) per window.
+
+    A window is a range of whole parts that starts and ends on a word, holds two words at least (one
+    word alone is what narrow columns already show, and its windows would make ``<alphanum>+`` look
+    like a clean domain) and spans at most ``tau`` tokens: what an online vertical cut asks for.
+    Windows start at one of the first
+    ``edge`` words (key ``("s", i, j)``: words i..j counted from the start) or the last ``edge``
+    words (key ``("e", i, j)``, counted from the end, so values of different lengths align at their
+    tails: file extensions, zones). At most ``2 * edge * ceil(tau / 2)`` windows per value.
+    """
+    shape = a.shape
+    words = [i for i, part in enumerate(shape) if not isinstance(part, str)]
+    if not words:
+        return []
+    tok = [0]
+    slot = [0]
+    for part in shape:
+        tok.append(tok[-1] + (1 if isinstance(part, str) else len(part)))
+        slot.append(slot[-1] + (0 if isinstance(part, str) else len(part)))
+    nw = len(words)
+    starts = sorted(set(range(min(edge, nw))) | set(range(max(0, nw - edge), nw)))
+    out = []
+    for si in starts:
+        first = words[si]
+        for ei in range(si + 1, nw):  # two words at least: single words are evidence of narrow columns
+            last = words[ei] + 1
+            if tok[last] - tok[first] > tau:
+                break
+            sub = shape[first:last]
+            slots = a.slots[slot[first]:slot[last]]
+            if si < edge:
+                out.append((("s", si, ei), sub, slots))
+            if nw - 1 - si < edge:
+                out.append((("e", nw - 1 - si, nw - 1 - ei), sub, slots))
+    return out
+
+
+def _group_counts(groups: dict[tuple, list[tuple[tuple[str, ...], int]]], total: int,
+                  limits: EnumerationLimits) -> dict[str, int]:
+    """Pattern counts of one (pseudo-)column given as shape -> [(slot texts, weight)]."""
     if len(groups) > limits.max_shapes:
         ranked = sorted(groups.items(), key=lambda kv: -sum(w for _, w in kv[1]))
         groups = dict(ranked[: limits.max_shapes])
@@ -190,7 +437,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     min_count = total / limits.const_share
     layouts: dict[tuple, list[tuple]] = {}
     for shape, members in groups.items():
-        free, by_slots = shape_templates(shape, limits.max_constants)
+        free, by_slots = shape_templates(shape, limits.max_constants, limits.max_templates)
         wsum = sum(w for _, w in members)
         for p in free:
             counts[p] = get(p, 0) + wsum
@@ -225,10 +472,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     for p, n in const_counts.items():
         if n >= min_count:
             counts[p] = n
-    if limits.min_share:
-        floor = total / limits.min_share
-        counts = {p: n for p, n in counts.items() if n >= floor}
-    return ColumnPatterns(counts, total, wide)
+    return counts
 
 
 def _layout(shape: tuple) -> tuple:
@@ -236,9 +480,11 @@ def _layout(shape: tuple) -> tuple:
     return tuple(p if isinstance(p, str) else len(p) for p in shape)
 
 
-@lru_cache(maxsize=2_048)
-def shape_template_set(shape: tuple, max_constants: int) -> frozenset[str]:
-    """Constant-free patterns of a shape, as a set (membership tests of P(v) in FMDV-H's cut).
-
-    Bounded lower than the templates: only shapes of query columns reach it (~50 KB per set)."""
-    return frozenset(shape_templates(shape, max_constants)[0])
+def shape_template_set(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> frozenset[str]:
+    """Constant-free patterns of a shape, as a set (membership tests of P(v) in FMDV-H's cut)."""
+    key = (shape, max_constants, budget)
+    hit = _SET_CACHE.get(key)
+    if hit is None:
+        hit = frozenset(shape_templates(shape, max_constants, budget)[0])
+        _SET_CACHE.put(key, hit, len(hit))
+    return hit

@@ -1,0 +1,107 @@
+"""Wide values: the template budget, segment windows as evidence, and the weighted caches (no Spark)."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from lakeindex.patterns import EnumerationLimits, column_patterns, matches
+from lakeindex.patterns.enumerate import shape_templates, template_count, value_windows
+from lakeindex.patterns.template_cache import WeightedLRU
+from lakeindex.patterns.tokens import analyze
+
+
+def test_shapes_beyond_the_budget_get_a_bounded_subset_of_the_exact_hierarchy():
+    value = "9/12/2019 12:01:32 AM"  # Figure 6: 13 tokens, ~300k exact templates
+    shape = analyze(value).shape
+    exact_n = template_count(shape, 2)
+    assert exact_n > 100_000
+    free, by_slots = shape_templates(shape, 2, 1024)
+    n = len(free) + sum(len(f) for f in by_slots.values())
+    assert 0 < n <= 1024
+    exact_free = set(shape_templates(shape, 2, exact_n)[0])
+    assert set(free) <= exact_free
+    # every reduced template accepts the value itself (the regex is the independent oracle)
+    assert all(matches(p, value) for p in free)
+
+
+def test_every_value_of_up_to_16_tokens_fits_the_smallest_budget():
+    rng = random.Random(4)
+    for _ in range(30):
+        words = [rng.choice(["a1b", "12", "Ab3c", "ff09", "XYZ", "q"]) for _ in range(8)]
+        value = "-".join(words)
+        a = analyze(value)
+        if a.ntokens > 16:
+            continue
+        free, by_slots = shape_templates(a.shape, 2, 256)
+        assert len(free) + sum(len(f) for f in by_slots.values()) <= 256
+        assert all(matches(p, value) for p in free)
+
+
+def test_windows_of_a_value_by_hand():
+    # words 11 22 33 44 55 at parts 0,2,4,6,8; tau 5 allows two or three words with their dashes
+    wins = value_windows(analyze("11-22-33-44-55"), tau=5, edge=8)
+    starts = {k for k, _, _ in wins if k[0] == "s"}
+    assert starts == {("s", i, i + 1) for i in range(4)} | {("s", i, i + 2) for i in range(3)}
+    slots = {k: s for k, _, s in wins}
+    assert slots[("s", 1, 2)] == ("22", "33")
+    assert slots[("e", 1, 0)] == ("44", "55")  # counted from the end
+    assert slots[("e", 2, 0)] == ("33", "44", "55")
+    assert ("e", 0, 0) not in slots  # one word alone is no window
+    # edge 1: only windows starting at the first or the last word (none can start at the last)
+    assert {k for k, _, _ in value_windows(analyze("11-22-33-44-55"), 5, 1)} == {("s", 0, 1), ("s", 0, 2)}
+
+
+def _window_oracle(values: list[str], pattern: str, tau: int) -> int:
+    """Brute force: the largest number of values whose words i..j (from the start) match ``pattern``."""
+    best = 0
+    split = [re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", v) for v in values]
+    width = max(len(s) for s in split)
+    for i in range(0, width, 2):
+        for j in range(i + 1, width + 1, 2):
+            n = sum(1 for s in split if len(s) >= j and matches(pattern, "".join(s[i:j])))
+            best = max(best, n)
+    return best
+
+
+def test_segments_of_wide_values_become_evidence():
+    rng = random.Random(2)
+    # 11 tokens each: too wide for tau = 8 as a whole
+    values = [f"AB-{rng.randint(1000, 9999)}-{''.join(rng.choice('XYZ') for _ in range(6))}-{rng.randint(10, 99)}-cd-7"
+              for _ in range(40)]
+    assert all(analyze(v).ntokens > 8 for v in values)
+    off = column_patterns(values, limits=EnumerationLimits(window_edge=0))
+    assert off.counts == {} and off.wide == 40
+    cp = column_patterns(values)
+    assert cp.total == 40 and cp.wide == 40
+    for p in ("<digit>{4}-<upper>{6}", "<upper>{6}-<digit>{2}-<lower>{2}", "<digit>+-<lower>+-<digit>{1}"):
+        assert cp.counts.get(p, 0) == _window_oracle(values, p, 8) == 40, p
+    assert cp.impurity("<digit>{4}-<upper>{6}") == 0.0
+    assert "<digit>{4}-<upper>{6}-<digit>{2}-<lower>{2}-<digit>{1}" not in cp.counts  # 9 tokens > tau
+
+
+def test_values_without_a_windowed_part_count_as_not_matching():
+    narrow = ["12-34"] * 20
+    wide = ["AB-1234-XY-56-cd-7"] * 20
+    cp = column_patterns(narrow + wide)
+    # words 1..2 from the start: "34" alone for narrow values, "1234-XY" for wide ones
+    assert cp.counts["<digit>{4}-<upper>{2}"] == 20
+    assert cp.impurity("<digit>{4}-<upper>{2}") == 0.5
+
+
+def test_free_text_is_not_cut_into_windows():
+    rng = random.Random(1)
+    words = "the data lake broke again when upstream changed its format".split()
+    values = [" ".join(rng.choice(words) for _ in range(rng.randint(5, 14))) for _ in range(200)]
+    cp = column_patterns(values)
+    assert not any(p.count("<") >= 2 for p in cp.counts), sorted(cp.counts)[:5]
+
+
+def test_weighted_cache_is_bounded_by_weight():
+    cache = WeightedLRU(100)
+    for i in range(50):
+        cache.put(i, "x", 30)
+        assert cache.weight <= 100
+    assert len(cache) == 3 and cache.get(49) == "x" and cache.get(0) is None
+    cache.put("huge", "y", 101)  # heavier than the whole cache: not kept
+    assert cache.get("huge") is None and cache.weight <= 100
