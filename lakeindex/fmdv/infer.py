@@ -22,10 +22,11 @@ import math
 
 from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
+from lakeindex.fmdv.repetition import MIN_ITEMS, candidate_separators, repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
-from lakeindex.fmdv.search import SegmentSolver, choose
+from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
-from lakeindex.fmdv.vertical import Segmentation, segment
+from lakeindex.fmdv.vertical import MAX_SEQUENCES, Segmentation, segment
 from lakeindex.index.store import IndexReader
 
 DEFAULT_R = 0.1
@@ -85,6 +86,31 @@ class AutoValidator:
         best = choose(cands, self.solver.fpr_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
+    def _items(self, items: list[str]) -> Candidate | None:
+        """FMDV-V over the items of list values (strict: every item must conform)."""
+        col = QueryColumn.from_values(items, self.solver.limits)
+        if len({g.labels for g in col.groups}) > MAX_SEQUENCES:
+            return None
+        seg = self._vertical(col.groups)
+        if seg is None:
+            return None
+        covs = [c.coverage for _, _, c in seg.segments if not c.literal]
+        return Candidate(seg.pattern, seg.fpr, min(covs)) if covs else None
+
+    def _repetition(self, values: list[str], result: Segmentation | None) -> Segmentation | None:
+        """A repetition rule (``repetition``) when the values are lists and no other rule was found.
+
+        With a horizontal cut, values that are not lists (``N/A``) may be cut within theta."""
+        if result is not None:
+            return result  # a list of fixed length that vertical cuts solve keeps its per-field rule
+        pool = [v for v in values if v]
+        if self.method.endswith("h"):
+            lists = [v for v in pool if any(v.count(ch) >= MIN_ITEMS - 1 for ch in candidate_separators([v]))]
+            if len(lists) >= (1 - self.theta) * len(pool):
+                pool = lists
+        rep = repetition_rule(pool, self._items)
+        return Segmentation([(0, 0, rep)]) if rep is not None else None
+
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
         values = list(values)
@@ -97,15 +123,21 @@ class AutoValidator:
         if rule.train_size == 0:
             rule.reason = "no non-empty values"
             return self
+        vertical = self.method in ("fmdv-v", "fmdv-vh")
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
-            rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
-            return self
-        col = QueryColumn.from_values(values, self.solver.limits)
-        solve = self._vertical if self.method in ("fmdv-v", "fmdv-vh") else self._whole
-        result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
-        if horizontal_cut:
-            result = self._with_covering(col, result)
+            result = self._repetition(values, None) if vertical else None
+            if result is None:
+                rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
+                return self
+        else:
+            col = QueryColumn.from_values(values, self.solver.limits)
+            solve = self._vertical if vertical else self._whole
+            result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
+            if horizontal_cut:
+                result = self._with_covering(col, result)
+            if vertical:
+                result = self._repetition(values, result)
         if result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))

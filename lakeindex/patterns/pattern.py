@@ -5,7 +5,12 @@ A pattern is a sequence of elements written as in the paper: classes ``<digit>{4
 ``<alphanum>+``, ``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
 backslash so that every pattern has exactly one string form (the index key) and parses back.
 
-Rules (never index keys) may also hold *optional blocks*, ``<opt>...</opt>``, regex ``(?:...)?``:
+Rules (never index keys) may also hold one *repetition block*, ``<rep>...</rep>{k}``, ``{k,}`` or
+``{k,l}``, regex ``(?:...){k}``: a list of items with one separator, ``<digit>+<rep>|<digit>+</rep>{23}``
+for 24 numbers. The block starts with its separator, symbols no other part of the block may hold
+(and no ``<all>``, no ``<num>`` if the separator has a dot), so each repetition ends where the
+next separator starts and matching cannot backtrack. An optional block may sit inside it.
+Rules may also hold *optional blocks*, ``<opt>...</opt>``, regex ``(?:...)?``:
 a part of the values that some of them lack, such as the sign of ``-12`` among ``34``
 (``<opt>-</opt><digit>+``). Vertical cuts produce them from gaps in the alignment. Blocks do not
 nest. Since ``<`` is always escaped in literals, the markers cannot clash with literal text.
@@ -23,6 +28,9 @@ _ESCAPED = frozenset("\\<{+")
 _NEEDS_ESCAPE = re.compile(r"[\\<{+]")
 _CLASS_RE = re.compile(r"<(digit|upper|lower|letter|hex|alphanum|num|all)>(?:\{([0-9]+)\}|(\+))?")
 OPT_OPEN, OPT_CLOSE = "<opt>", "</opt>"
+REP_OPEN, REP_CLOSE = "<rep>", "</rep>"
+_REP_CLOSE_RE = re.compile(r"</rep>\{([0-9]+)(,)?([0-9]+)?\}")
+MAX_REPEAT = 100_000
 _NUM_RE = "[0-9]+(?:\\.[0-9]+)?"
 
 MAX_PATTERN_LENGTH = 4096
@@ -33,8 +41,9 @@ class PatternError(ValueError):
 
 
 class Element(NamedTuple):
-    """One pattern element: a literal (``cls`` None), a class with ``k`` (None means ``+``), or the
-    start (``cls`` "opt") or end ("/opt") of an optional block."""
+    """One pattern element: a literal (``cls`` None), a class with ``k`` (None means ``+``), the
+    start (``cls`` "opt") or end ("/opt") of an optional block, or the start ("rep") or end ("/rep",
+    ``k`` the minimum and ``text`` the quantifier as written, e.g. ``{3,}``) of a repetition block."""
 
     cls: str | None
     text: str = ""
@@ -55,9 +64,33 @@ def parse(pattern: str) -> tuple[Element, ...]:
     lit: list[str] = []
     i, n = 0, len(pattern)
     block = -1  # index in ``out`` of the open optional block, -1 outside one
+    rep = -1  # index in ``out`` of the open repetition block
+    seen_rep = False
     while i < n:
         c = pattern[i]
-        if c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
+        if c == "<" and (pattern.startswith(REP_OPEN, i) or pattern.startswith("</rep>", i)):
+            if lit:
+                out.append(Element(None, "".join(lit)))
+                lit.clear()
+            if pattern.startswith(REP_OPEN, i):
+                if rep >= 0 or seen_rep or block >= 0:
+                    raise PatternError(f"a second or nested {REP_OPEN} at position {i} in {pattern!r}")
+                rep, seen_rep = len(out), True
+                out.append(Element("rep"))
+                i += len(REP_OPEN)
+            else:
+                m = _REP_CLOSE_RE.match(pattern, i)
+                if rep < 0 or rep == len(out) - 1 or block >= 0 or not m:
+                    raise PatternError(f"bad {REP_CLOSE}{{k}} at position {i} in {pattern!r}")
+                lo, comma, hi = int(m.group(1)), m.group(2), m.group(3)
+                if not 1 <= lo <= MAX_REPEAT or (hi is not None and not lo <= int(hi) <= MAX_REPEAT) \
+                        or (hi is not None and not comma):
+                    raise PatternError(f"bad repetition count at position {i} in {pattern!r}")
+                out.append(Element("/rep", m.group(0)[len(REP_CLOSE):], lo))
+                _check_repetition(out[rep + 1:-1], pattern)
+                rep = -1
+                i = m.end()
+        elif c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
             if lit:
                 out.append(Element(None, "".join(lit)))
                 lit.clear()
@@ -108,7 +141,19 @@ def parse(pattern: str) -> tuple[Element, ...]:
         out.append(Element(None, "".join(lit)))
     if block >= 0:
         raise PatternError(f"unclosed {OPT_OPEN} in {pattern!r}")
+    if rep >= 0:
+        raise PatternError(f"unclosed {REP_OPEN} in {pattern!r}")
     return tuple(out)
+
+
+def _check_repetition(body: list[Element], pattern: str) -> None:
+    """A repetition body must start with a separator of symbols that nothing else in it can match."""
+    sep = body[0].text if body[0].cls is None else ""
+    if not sep or any(ch.isalnum() for ch in sep):
+        raise PatternError(f"a {REP_OPEN} block must start with a separator of symbols in {pattern!r}")
+    for e in body[1:]:
+        if e.cls == "all" or (e.cls == "num" and "." in sep) or (e.cls is None and set(e.text) & set(sep)):
+            raise PatternError(f"the separator {sep!r} of a {REP_OPEN} block must not recur inside it in {pattern!r}")
 
 
 def format_elements(elements: tuple[Element, ...] | list[Element]) -> str:
@@ -119,6 +164,8 @@ def format_elements(elements: tuple[Element, ...] | list[Element]) -> str:
             parts.append(escape_literal(e.text))
         elif e.cls in ("opt", "/opt"):
             parts.append(OPT_OPEN if e.cls == "opt" else OPT_CLOSE)
+        elif e.cls in ("rep", "/rep"):
+            parts.append(REP_OPEN if e.cls == "rep" else REP_CLOSE + e.text)
         elif e.cls in ("num", "all"):
             parts.append(f"<{e.cls}>")
         else:
@@ -134,6 +181,10 @@ def element_regex(e: Element) -> str:
         return "(?:"
     if e.cls == "/opt":
         return ")?"
+    if e.cls == "rep":
+        return "(?:"
+    if e.cls == "/rep":
+        return ")" + e.text
     if e.cls == "num":
         return _NUM_RE
     if e.cls == "all":
@@ -150,18 +201,25 @@ _GENERALITY = {("digit", True): 1, ("upper", True): 1, ("lower", True): 1, ("let
 
 def generality(pattern: str) -> int:
     """How far up the hierarchy a pattern sits (0 for a constant): a tie-breaker toward specific rules."""
-    return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern) if e.cls not in (None, "opt", "/opt"))
+    return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern)
+               if e.cls not in (None, "opt", "/opt", "rep", "/rep"))
 
 
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 
 def example(pattern: str) -> str:
-    """A shortest string of the pattern's language (classes filled with 0, A or a; no optional block)."""
-    out = []
+    """A shortest string of the pattern's language (classes filled with 0, A or a; no optional block;
+    a repetition block its minimum number of times)."""
+    out: list[str] = []
     skip = False
+    rep_start = -1
     for e in parse(pattern):
-        if e.cls in ("opt", "/opt"):
+        if e.cls == "rep":
+            rep_start = len(out)
+        elif e.cls == "/rep":
+            out.extend(out[rep_start:] * (e.k - 1))
+        elif e.cls in ("opt", "/opt"):
             skip = e.cls == "opt"
         elif skip:
             continue
