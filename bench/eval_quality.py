@@ -92,14 +92,19 @@ def load_columns(lake: Path, n: int, seed: int, kinds: dict[tuple[str, str], tup
     return sorted(out[:n], key=lambda c: c.name)
 
 
-def answer_key(tables: int | None, seed: int) -> dict[tuple[str, str], tuple[str, str]]:
-    """Per column of a generated lake: kind (machine, composite, natural, numeric) and domain."""
+def answer_key(tables: int | None, seed: int, wide_tables: int = 0) -> dict[tuple[str, str], tuple[str, str]]:
+    """Per column of a generated lake: kind (machine, composite, natural, numeric) and domain.
+
+    ``wide_tables``: the lake's wide tables (``--wide-share``; the count is ``summary["wide"]["tables"]``);
+    a wide column's domain is its grammar key.
+    """
     if not tables:
         return {}
-    from sample_lake.generate import plan_lake
+    from sample_lake.generate import plan_lake, wide_answer_key
 
-    return {(t.name, c.name): (c.kind, f"{c.domain}/{c.variant}/{c.parts}/{c.sep}/{c.wrap}")
-            for t in plan_lake(tables, seed) for c in t.columns}
+    key = {(t.name, c.name): (c.kind, f"{c.domain}/{c.variant}/{c.parts}/{c.sep}/{c.wrap}")
+           for t in plan_lake(tables, seed) for c in t.columns}
+    return {**key, **wide_answer_key(seed, wide_tables)} if wide_tables else key
 
 
 def profiler_pattern(values: list[str]) -> str | None:
@@ -274,6 +279,8 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--min-values", type=int, default=20)
     ap.add_argument("--plan-tables", type=int, default=None, help="tables of a generated lake (answer key)")
+    ap.add_argument("--plan-wide-tables", type=int, default=0,
+                    help="wide tables of a lake generated with --wide-share (answer key)")
     ap.add_argument("--plan-seed", type=int, default=7)
     ap.add_argument("--m", type=int, default=None)
     ap.add_argument("--r", type=float, default=0.1)
@@ -282,8 +289,8 @@ def main() -> int:
                     help="write one JSON line per column and FMDV method (rule, reason, false positive, recall)")
     args = ap.parse_args()
     t0 = time.time()
-    columns = load_columns(args.lake, args.columns, args.seed, answer_key(args.plan_tables, args.plan_seed),
-                           args.min_values)
+    key = answer_key(args.plan_tables, args.plan_seed, args.plan_wide_tables)
+    columns = load_columns(args.lake, args.columns, args.seed, key, args.min_values)
     with IndexReader(args.index) as ix:
         solver = SegmentSolver(ix)
         details: list[dict] | None = [] if args.details else None

@@ -23,13 +23,19 @@ For that to be meaningful the lake has to look like a real one, so it is built l
 * **Formats.** Tables are spread over CSV, TSV, Parquet (all-string columns, zstd) and JSON lines
   (all values strings or null). Nulls are empty cells in CSV/TSV and real nulls elsewhere.
 
+* **Wide tables** (``--wide-share F``, off by default): extra tables such as ``events_wide_0003``
+  whose columns are composite grammars from :mod:`sample_lake.wide` (UUIDs joined to ids, ISO-8601
+  timestamps with ms and zones, URLs and UNC paths with many segments, ``key:value`` lists, tuples of
+  numbers, bracketed records) and plain wide pieces. They are added until their values wider than
+  8 tokens make up a fraction F of all the lake's values. With F = 0 the output is unchanged.
+
 Everything is derived from ``--seed``: the lake plan comes from one ``random.Random(seed)`` and the
 cell values of table ``i`` from generators seeded with ``(seed, i)``, so a re-run is byte-identical.
 :func:`plan_lake` exposes the ground truth (domain and variant of every column) without writing.
 
 Usage::
 
-    python sample_lake/generate.py [--out DIR] [--tables N] [--rows N] [--seed S] [--force]
+    python sample_lake/generate.py [--out DIR] [--tables N] [--rows N] [--seed S] [--wide-share F] [--force]
 """
 
 from __future__ import annotations
@@ -42,13 +48,17 @@ import random
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
+
+if __package__ in (None, ""):  # run as a script: make ``sample_lake`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from sample_lake.wide import BASE_SINGLES, KINDS, LAKE_POOL, Grammar, lake_grammars  # noqa: E402
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "tables"
 DEFAULT_TABLES = 120
@@ -1591,19 +1601,200 @@ WRITERS: dict[str, Callable[[Path, dict[str, list[str | None]]], None]] = {
     "jsonl": _write_jsonl,
 }
 
+# --------------------------------------------------------------------------------------------------
+# Wide tables (--wide-share): composite grammars of sample_lake.wide
+# --------------------------------------------------------------------------------------------------
+
+WIDE_THEMES = {  # table stem -> its key column
+    "events": "event_id:numeric_id",
+    "api_calls": "call_id:prefixed_id:REQ",
+    "telemetry": "reading_id:numeric_id",
+    "file_index": "file_id:numeric_id",
+    "audit_trail": "audit_id:uuid",
+    "ledger_entries": "entry_id:prefixed_id:INV",
+    "pipeline_runs": "run_id:underscore_id:run",
+    "integration_messages": "message_id:uuid:upper",
+}
+WIDE_COLUMN_NAMES = {  # grammar kind -> snake_case names a lake would use for such a column
+    "uuid": ("object_uuid", "trace_uuid", "instance_guid", "correlation_uuid"),
+    "uuid-joined": ("correlation_key", "lineage_key", "ref_key", "composite_ref", "uuid_refs"),
+    "iso-ts": ("event_ts", "received_at", "emitted_at", "processed_at", "observed_at"),
+    "url": ("request_url", "callback_url", "resource_url", "source_url", "webhook_url"),
+    "path/unc": ("object_path", "share_path", "source_file", "archive_path", "target_path"),
+    "kv-list": ("tags", "labels", "attributes", "dimensions", "annotations"),
+    "number-list": ("readings", "sample_vector", "histogram_bins", "offsets", "coefficients"),
+    "other list": ("related_ids", "member_ids", "item_list", "hash_chain"),
+    "bracketed record": ("raw_record", "legacy_record", "audit_tuple", "packed_row"),
+    "other record": ("record_key", "composite_key", "trace_record", "payload_ref", "routing_key"),
+}
+WIDE_DOMAIN = "wide"  # ColumnPlan.domain of a grammar column; its variant is the grammar key
+P_POOL = 0.7  # share of wide columns from the lake's grammar pool (the rest: plain wide pieces)
+WIDE_INDEX_BASE = 1_000_000  # wide table i draws its cells from seeds (seed, WIDE_INDEX_BASE + i)
+MAX_WIDE_SHARE = 0.6  # wide tables are ~80% wide values: a higher share needs an unbounded lake
+TAU = 8  # the index's default token limit: values with more tokens are "wide"
+
+
+@dataclass(frozen=True)
+class WideTablePlan:
+    """A wide table: a key column, then grammar columns (``grammars[i]`` is None for the key)."""
+
+    index: int
+    name: str
+    theme: str
+    fmt: str
+    columns: tuple[ColumnPlan, ...]
+    grammars: tuple[Grammar | None, ...]
+
+    @property
+    def file_name(self) -> str:
+        return f"{self.name}.{self.fmt}"
+
+
+def _wide_column_name(r: random.Random, kind: str, taken: set[str]) -> str:
+    names = [n for n in WIDE_COLUMN_NAMES[kind] if n not in taken]
+    name = r.choice(names) if names else next(f"{WIDE_COLUMN_NAMES[kind][0]}_{i}" for i in range(2, 99)
+                                               if f"{WIDE_COLUMN_NAMES[kind][0]}_{i}" not in taken)
+    taken.add(name)
+    return name
+
+
+def iter_wide_plans(seed: int) -> Iterator[WideTablePlan]:
+    """Wide table plans in order; table i depends on ``seed`` only, not on the base lake's size."""
+    r = random.Random(f"lakeindex/sample_lake/wide-tables/{seed}")
+    pool = lake_grammars(seed)
+    usage = _Usage()
+    stems: Counter[str] = Counter()
+    themes: list[str] = []
+    formats: list[str] = []
+    used = 0
+    index = 0
+    while True:
+        themes = themes or _shuffled_blocks(r, list(WIDE_THEMES), len(WIDE_THEMES))
+        formats = formats or _shuffled_blocks(r, FORMATS, len(FORMATS))
+        theme, fmt = themes.pop(0), formats.pop(0)
+        key = _plan_column(r, _specs(WIDE_THEMES[theme])[0], usage, key=True)
+        columns, grammars, taken = [key], [None], {key.name}
+        for _ in range(r.randint(3, 8)):
+            if r.random() < P_POOL:
+                grammar = pool[used % LAKE_POOL]
+                used += 1
+            else:
+                grammar = r.choice(BASE_SINGLES)
+            null_rate = round(r.uniform(*NULL_RATE), 3) if r.random() < P_NULLS else 0.0
+            tokens: tuple[str, ...] = ()
+            special_rate = 0.0
+            if r.random() < P_SPECIALS:
+                tokens = tuple(r.sample(SPECIAL_TOKENS, r.choice((1, 1, 2))))
+                special_rate = round(r.uniform(*SPECIAL_RATE), 3)
+            name = _wide_column_name(r, grammar.kind, taken)
+            columns.append(ColumnPlan(name, WIDE_DOMAIN, grammar.key, COMPOSITE, False, null_rate, tokens,
+                                      special_rate))
+            grammars.append(grammar)
+        stems[theme] += 1
+        yield WideTablePlan(index, f"{theme}_wide_{stems[theme]:04d}", theme, fmt, tuple(columns), tuple(grammars))
+        index += 1
+
+
+def plan_wide_tables(seed: int, count: int) -> list[WideTablePlan]:
+    """The first ``count`` wide tables of a lake generated with ``seed`` (see ``summary["wide"]["tables"]``)."""
+    plans = iter_wide_plans(seed)
+    return [next(plans) for _ in range(count)]
+
+
+def wide_table_data(plan: WideTablePlan, rows: int, seed: int) -> dict[str, list[str | None]]:
+    """Cell values of one wide table, seeded by ``(seed, WIDE_INDEX_BASE + table index)`` only."""
+    index = WIDE_INDEX_BASE + plan.index
+    g = Ctx(np.random.default_rng([seed, index]), random.Random(seed * 1_000_003 + index))
+    out: dict[str, list[str | None]] = {}
+    for col, grammar in zip(plan.columns, plan.grammars, strict=True):
+        if grammar is None:
+            out[col.name] = column_values(col, g, rows)
+        else:
+            g.sequential = False
+            out[col.name] = _apply_holes(col, g, grammar.generate(rows, g.r))
+    return out
+
+
+def wide_answer_key(seed: int, count: int) -> dict[tuple[str, str], tuple[str, str]]:
+    """Per column of the first ``count`` wide tables: (kind, domain); a grammar column's domain is its key.
+
+    Same shape as ``bench/eval_quality.answer_key``: columns of one domain string cannot be told apart.
+    """
+    out = {}
+    for t in plan_wide_tables(seed, count):
+        for c in t.columns:
+            domain = c.variant if c.domain == WIDE_DOMAIN else f"{c.domain}/{c.variant}/{c.parts}/{c.sep}/{c.wrap}"
+            out[(t.name, c.name)] = (c.kind, domain)
+    return out
+
+
+class _WideCounter:
+    """Counts non-null values and values wider than TAU tokens (as the index tokenizes them)."""
+
+    def __init__(self) -> None:
+        from lakeindex.patterns.tokens import analyze
+
+        self.analyze = analyze
+        self.values = 0
+        self.wide = 0
+
+    def add(self, data: dict[str, list[str | None]]) -> tuple[int, int]:
+        values = wide = 0
+        for column in data.values():
+            counts = Counter(v for v in column if v is not None)
+            values += sum(counts.values())
+            wide += sum(n for v, n in counts.items() if self.analyze(v).ntokens > TAU)
+        self.values += values
+        self.wide += wide
+        return values, wide
+
+
+def _add_wide_tables(out_dir: Path, rows: int, seed: int, share: float, lake: _WideCounter) -> dict:
+    """Write wide tables until their wide values are ``share`` of all the lake's values."""
+    formats: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
+    domains: Counter[str] = Counter()
+    structures: Counter[str] = Counter()
+    grammars: set[str] = set()
+    values = wide = columns = total_bytes = tables = 0
+    plans = iter_wide_plans(seed)
+    while wide < share * lake.values:
+        plan = next(plans)
+        data = wide_table_data(plan, rows, seed)
+        path = out_dir / plan.file_name
+        WRITERS[plan.fmt](path, data)
+        v, w = lake.add(data)
+        values, wide, tables = values + v, wide + w, tables + 1
+        total_bytes += path.stat().st_size
+        formats[plan.fmt] += 1
+        columns += len(plan.columns)
+        kinds.update(col.kind for col in plan.columns)
+        domains.update(col.domain for col in plan.columns)
+        structures.update(g.kind for g in plan.grammars if g is not None)
+        grammars.update(g.key for g in plan.grammars if g is not None)
+    return {"share_target": share, "tables": tables, "columns": columns, "cells": columns * rows,
+            "values": values, "wide_values": wide, "bytes": total_bytes,
+            "formats": {fmt: formats[fmt] for fmt in FORMATS}, "kinds": dict(kinds), "domains": dict(domains),
+            "structures": {k: structures[k] for k in KINDS if structures[k]}, "grammars": len(grammars)}
+
 
 def _existing_data_files(out_dir: Path) -> list[Path]:
     return sorted(p for p in out_dir.iterdir() if p.is_file() and p.suffix in DATA_SUFFIXES)
 
 
-def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bool = False) -> dict:
+def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bool = False,
+                  wide_share: float = 0.0) -> dict:
     """Write the lake into ``out_dir`` and return the summary (also what the CLI prints).
 
     Refuses (``FileExistsError``) to write into a non-empty directory unless ``force``; with ``force``
-    the previous ``*.csv/*.tsv/*.parquet/*.jsonl`` files are removed first.
+    the previous ``*.csv/*.tsv/*.parquet/*.jsonl`` files are removed first. With ``wide_share`` F > 0,
+    wide tables are added after the ``tables`` base tables until their values wider than 8 tokens are
+    a fraction F of all values; the summary then counts the whole lake and has a ``wide`` section.
     """
     if tables < 1 or rows < 1:
         raise ValueError("tables and rows must be positive")
+    if not 0.0 <= wide_share <= MAX_WIDE_SHARE:
+        raise ValueError(f"wide share must be between 0 and {MAX_WIDE_SHARE}")
     out_dir = Path(out_dir)
     if out_dir.exists() and any(out_dir.iterdir()):
         if not force:
@@ -1617,15 +1808,19 @@ def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bo
     kinds: Counter[str] = Counter()
     domains: Counter[str] = Counter()
     total_bytes = columns = 0
+    lake = _WideCounter() if wide_share else None
     for plan in plans:
         path = out_dir / plan.file_name
-        WRITERS[plan.fmt](path, table_data(plan, rows, seed))
+        data = table_data(plan, rows, seed)
+        WRITERS[plan.fmt](path, data)
+        if lake is not None:
+            lake.add(data)
         total_bytes += path.stat().st_size
         formats[plan.fmt] += 1
         columns += len(plan.columns)
         kinds.update(col.kind for col in plan.columns)
         domains.update(col.domain for col in plan.columns)
-    return {
+    summary = {
         "out": str(out_dir),
         "tables": tables,
         "rows": rows,
@@ -1637,6 +1832,23 @@ def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bo
         "kinds": {kind: kinds[kind] for kind in (MACHINE, COMPOSITE, NATURAL, NUMERIC)},
         "domains": dict(sorted(domains.items())),
     }
+    if lake is None:
+        return summary
+    base = {"tables": tables, "values": lake.values, "wide_values": lake.wide}
+    wide = _add_wide_tables(out_dir, rows, seed, wide_share, lake)
+    summary["tables"] = tables + wide["tables"]
+    summary["columns"] += wide["columns"]
+    summary["cells"] += wide["cells"]
+    summary["bytes"] += wide["bytes"]
+    summary["formats"] = {fmt: summary["formats"][fmt] + wide["formats"][fmt] for fmt in FORMATS}
+    summary["kinds"] = {k: n + wide["kinds"].get(k, 0) for k, n in summary["kinds"].items()}
+    summary["domains"] = dict(sorted((Counter(summary["domains"]) + Counter(wide["domains"])).items()))
+    summary["values"] = lake.values
+    summary["wide_values"] = lake.wide
+    summary["wide_value_share"] = round(lake.wide / lake.values, 4)
+    summary["base"] = {**base, "wide_value_share": round(base["wide_values"] / base["values"], 4)}
+    summary["wide"] = {**wide, "wide_value_share_of_lake": round(wide["wide_values"] / lake.values, 4)}
+    return summary
 
 
 def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -1646,6 +1858,10 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--tables", type=int, default=DEFAULT_TABLES, help="number of tables")
     parser.add_argument("--rows", type=int, default=DEFAULT_ROWS, help="rows per table")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="random seed")
+    parser.add_argument("--wide-share", type=float, default=0.0, metavar="F",
+                        help="add wide tables (composite grammars, see sample_lake/wide.py) until their values "
+                             "wider than 8 tokens are a fraction F of all values (default 0: none, the lake is "
+                             f"unchanged; at most {MAX_WIDE_SHARE})")
     parser.add_argument("--force", action="store_true",
                         help="overwrite: delete existing *.csv/*.tsv/*.parquet/*.jsonl in --out first")
     return parser.parse_args(argv)
@@ -1654,7 +1870,8 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     try:
-        summary = generate_lake(args.out, args.tables, args.rows, args.seed, force=args.force)
+        summary = generate_lake(args.out, args.tables, args.rows, args.seed, force=args.force,
+                                wide_share=args.wide_share)
     except (FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
