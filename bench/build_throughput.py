@@ -25,28 +25,34 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.process_rss import tree_rss  # noqa: E402
+from bench.process_rss import max_python_worker_rss, tree_rss  # noqa: E402
 from sample_lake.generate import generate_lake  # noqa: E402
 
 
-def run_build(lake: Path, index: Path, master: str) -> dict:
-    """Run one build as a subprocess; sample the process tree's RSS every 0.2 s."""
+def run_build(lake: Path, index: Path, master: str, extra: list[str] | None = None) -> dict:
+    """Run one build as a subprocess; sample the process tree's RSS (and its largest Python worker's)
+    every 0.2 s."""
     shutil.rmtree(index, ignore_errors=True)
     cmd = [sys.executable, "-m", "lakeindex.cli", "index", "build", str(lake), "--out", str(index),
-           "--master", master, "--quiet"]
+           "--master", master, "--quiet", *(extra or [])]
     t0 = time.perf_counter()
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
     ps = psutil.Process(proc.pid)
-    peak = 0
+    peak = worker_peak = 0
     while proc.poll() is None:
-        peak = max(peak, tree_rss(ps))
+        try:
+            peak = max(peak, tree_rss(ps))
+            worker_peak = max(worker_peak, max_python_worker_rss(ps))
+        except psutil.Error:
+            pass
         time.sleep(0.2)
     wall = time.perf_counter() - t0
     out, err = proc.communicate()
     if proc.returncode != 0:
         raise RuntimeError(f"build failed ({proc.returncode}): {err.decode()[-2000:]}")
     meta = json.loads(out)
-    return {"wall_s": wall, "peak_rss_mb": peak / 2**20, "build_s": meta["build_seconds"], "meta": meta}
+    return {"wall_s": wall, "peak_rss_mb": peak / 2**20, "worker_peak_rss_mb": worker_peak / 2**20,
+            "build_s": meta["build_seconds"], "meta": meta}
 
 
 def machine() -> dict:
@@ -65,17 +71,20 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--master", default="local[*]")
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    ap.add_argument("--lake", type=Path, help="build this existing lake instead of generated ones")
+    ap.add_argument("--tau", type=int, default=8)
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
-    for tables in args.tables:
-        lake = args.out / f"lake-{tables}x{args.rows}"
+    for tables in [0] if args.lake else args.tables:
+        lake = args.lake or args.out / f"lake-{tables}x{args.rows}"
         if not lake.exists():
             summary = generate_lake(lake, tables, args.rows, seed=7)
         else:
             summary = None
         raw_bytes = sum(p.stat().st_size for p in lake.rglob("*") if p.is_file())
-        runs = [run_build(lake, args.out / f"index-{tables}", args.master) for _ in range(args.runs)]
+        name = f"index-{lake.name}-tau{args.tau}" if args.lake else f"index-{tables}"
+        runs = [run_build(lake, args.out / name, args.master, ["--tau", str(args.tau)]) for _ in range(args.runs)]
         meta = runs[-1]["meta"]
         wall = statistics.median(r["wall_s"] for r in runs)
         row = {
@@ -85,7 +94,9 @@ def main() -> int:
             "build_s_median": round(statistics.median(r["build_s"] for r in runs), 2),
             "cells_per_s": round(meta["cells_scanned"] / wall),
             "columns_per_s": round(meta["columns_scanned"] / wall, 1),
-            "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs)), "patterns": meta["patterns"],
+            "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs)),
+            "worker_peak_rss_mb": round(max(r["worker_peak_rss_mb"] for r in runs)), "patterns": meta["patterns"],
+            "tau": args.tau, "wide_values": meta.get("wide_values_skipped"),
             "index_bytes": meta["index_bytes"], "index_pct_of_raw": round(100 * meta["index_bytes"] / raw_bytes, 3),
         }
         if summary:
@@ -103,7 +114,8 @@ def main() -> int:
                                                 / math.log(b["cells"] / a["cells"]), 3)
         report["scaling_exponent_build"] = round(math.log(b["build_s_median"] / a["build_s_median"])
                                                  / math.log(b["cells"] / a["cells"]), 3)
-    (args.out / "build_throughput.json").write_text(json.dumps(report, indent=2))
+    name = f"build_throughput-{args.lake.name}-tau{args.tau}.json" if args.lake else "build_throughput.json"
+    (args.out / name).write_text(json.dumps(report, indent=2))
     print(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2))
     return 0
 

@@ -14,3 +14,15 @@ def tree_rss(proc: psutil.Process) -> int:
         except psutil.Error:
             pass
     return total
+
+
+def max_python_worker_rss(proc: psutil.Process) -> int:
+    """Largest resident size of one PySpark Python worker (or daemon) under ``proc``."""
+    peak = 0
+    for p in proc.children(recursive=True):
+        try:
+            if "pyspark" in " ".join(p.cmdline()) and "java" not in p.name():
+                peak = max(peak, p.memory_info().rss)
+        except psutil.Error:
+            pass
+    return peak
