@@ -51,9 +51,10 @@ values is a pseudo-column D[i..j]; values without such words do not match in it.
 FPR_T of a segment pattern is thus the mean impurity of p over the columns where p is a domain,
 whole or as the part of a wider value at its best-fitting position. Windows are enumerated coarser
 than whole values: a word of several runs (``e29b``, ``28T12``) is one class slot (``<hex>{4}``,
-``<alphanum>{5}``), no constants, 64 shapes, ``WINDOW_TEMPLATES`` templates, the heaviest
-``MAX_WINDOWED_VALUES`` distinct values. Measured, the full enumeration cost 5x the build time of
-the sample lake.
+``<alphanum>{5}``), no constants, 64 shapes, ``WINDOW_TEMPLATES`` templates. Only the heaviest
+``MAX_WINDOWED_VALUES`` (256) distinct values are cut, and window counts are scaled by the column's
+weight over theirs: an estimate, exact for columns of at most 256 distinct values. Measured, the
+full enumeration cost 5x the build time of the sample lake.
 
 Memory (bounded by design, any tau <= 16 and any value width):
 
@@ -80,7 +81,7 @@ from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, DIGIT, Analysis, anal
 
 # Bounds of enumeration memory, by design (module docstring, "Memory").
 MAX_TAU = 16
-MAX_WINDOWED_VALUES = 1024  # distinct values per column cut into windows (heaviest first)
+MAX_WINDOWED_VALUES = 256  # distinct values per column cut into windows (heaviest first; counts scaled)
 MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
 # a window is enumerated coarser than a whole value: words of several runs as one class slot, no
 # constants, its 64 heaviest shapes, 2,048 templates per shape (measured: 10x faster on UUID columns)
@@ -361,17 +362,21 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if wide_list and limits.window_edge and nwide >= floor and _structured([(a, w) for _, a, w in wide_list]):
         # windows of *every* value (narrow ones too): a pseudo-column is the whole column cut at words i..j.
         # A word of several runs is one class slot there (WINDOW_SUBRUNS): hex ids then have a few shapes.
-        cut = sorted([(v, w) for v, _, w in wide_list] + narrow, key=lambda vw: -vw[1])
+        cut = sorted([(v, w) for v, _, w in wide_list] + narrow, key=lambda vw: (-vw[1], vw[0]))
+        sample = cut[:MAX_WINDOWED_VALUES]
+        # beyond the cap, counts are estimated from the heaviest values, scaled to the whole column
+        scale = sum(w for _, w in cut) / sum(w for _, w in sample)
         windows: dict[tuple, dict[tuple, list[tuple[tuple[str, ...], int]]]] = {}
-        for v, w in cut[:MAX_WINDOWED_VALUES]:
+        for v, w in sample:
             for key, shape, slots in value_windows(analyze(v, WINDOW_SUBRUNS), limits.tau, limits.window_edge):
                 windows.setdefault(key, {}).setdefault(shape, []).append((slots, w))
         get = counts.get
         wlimits = replace(limits, max_constants=0, max_shapes=WINDOW_SHAPES,
                           max_templates=min(WINDOW_TEMPLATES, limits.max_templates))
         for wgroups in windows.values():
-            for p, n in _filtered(_group_counts(wgroups, total, wlimits), floor).items():
-                if n > get(p, 0):
+            for p, n in _group_counts(wgroups, total, wlimits).items():
+                n = min(total, round(n * scale))
+                if n >= floor and n > get(p, 0):
                     counts[p] = n
     return ColumnPatterns(counts, total, wide)
 
