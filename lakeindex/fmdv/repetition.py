@@ -19,7 +19,7 @@ from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compil
 
 MIN_ITEMS = 3  # two separators at least: a pair is a record of two fields, left to vertical cuts
 MAX_SEPARATORS = 3  # candidate separators tried, most frequent first
-_SEPARATORS = "|#,;:_/~\\-. \t"
+_SEPARATORS = "|#,;:_/~\\-."  # not spaces: words joined by spaces are natural language
 
 
 def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
