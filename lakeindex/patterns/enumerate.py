@@ -373,7 +373,14 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
         get = counts.get
         wlimits = replace(limits, max_constants=0, max_shapes=WINDOW_SHAPES,
                           max_templates=min(WINDOW_TEMPLATES, limits.max_templates))
+        seen: set[frozenset] = set()
         for wgroups in windows.values():
+            # without constants a window's counts depend only on its shapes' weights: windows of equal
+            # weights (list items at every position, a fixed-width value seen from either end) count once
+            sig = frozenset((shape, sum(w for _, w in ms)) for shape, ms in wgroups.items())
+            if sig in seen:
+                continue
+            seen.add(sig)
             for p, n in _group_counts(wgroups, total, wlimits).items():
                 n = min(total, round(n * scale))
                 if n >= floor and n > get(p, 0):
