@@ -105,3 +105,14 @@ def test_weighted_cache_is_bounded_by_weight():
     assert len(cache) == 3 and cache.get(49) == "x" and cache.get(0) is None
     cache.put("huge", "y", 101)  # heavier than the whole cache: not kept
     assert cache.get("huge") is None and cache.weight <= 100
+
+
+def test_window_counts_of_a_capped_column_are_scaled_to_the_whole_column():
+    rng = random.Random(3)
+    values = [f"{rng.randint(10**7, 10**8 - 1)}-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)}-x-y"
+              for _ in range(600)]
+    assert len(set(values)) == 600 and all(analyze(v).ntokens > 8 for v in values)
+    # as the build passes them: 300 wide values listed, the other 300 only counted
+    cp = column_patterns([], [], wide=300, wide_values=values[:300], wide_weights=[1] * 300)
+    assert cp.total == 600
+    assert cp.impurity("<digit>{8}-<digit>{4}") == 0.0  # every value has it: an estimate, exact here

@@ -336,6 +336,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     limits = limits or EnumerationLimits()
     if weights is None:
         weights = [1] * len(values)
+    unlisted = wide  # wide values not given: windows estimate them from those given
     wide_values = list(wide_values or ())
     wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
     total = sum(weights) + sum(wide_weights) + wide
@@ -365,7 +366,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
         cut = sorted([(v, w) for v, _, w in wide_list] + narrow, key=lambda vw: (-vw[1], vw[0]))
         sample = cut[:MAX_WINDOWED_VALUES]
         # beyond the cap, counts are estimated from the heaviest values, scaled to the whole column
-        scale = sum(w for _, w in cut) / sum(w for _, w in sample)
+        scale = (sum(w for _, w in cut) + unlisted) / sum(w for _, w in sample)
         windows: dict[tuple, dict[tuple, list[tuple[tuple[str, ...], int]]]] = {}
         for v, w in sample:
             for key, shape, slots in value_windows(analyze(v, WINDOW_SUBRUNS), limits.tau, limits.window_edge):
