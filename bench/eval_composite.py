@@ -38,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.eval_quality import BenchColumn, Corpus, flags, profiler_pattern  # noqa: E402
+from bench.eval_quality import BenchColumn, Corpus, flags, profiler_pattern, write_outputs  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import METHODS as FMDV_METHODS  # noqa: E402
 from lakeindex.fmdv.rule import Rule  # noqa: E402
@@ -223,12 +223,7 @@ def main() -> int:
     text = json.dumps(report, indent=2)
     print(text)
     print(table(report["results"], args.answer_key_recall), file=sys.stderr)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    if args.details:
-        args.details.parent.mkdir(parents=True, exist_ok=True)
-        args.details.write_text("".join(json.dumps(d) + "\n" for d in details or []))
+    write_outputs(text, args.out, args.details, details)
     return 0
 
 

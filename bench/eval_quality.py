@@ -301,13 +301,18 @@ def main() -> int:
                   "seconds": round(time.time() - t0, 1), **result}
     text = json.dumps(report, indent=2)
     print(text)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text)
-    if args.details:
-        args.details.parent.mkdir(parents=True, exist_ok=True)
-        args.details.write_text("".join(json.dumps(d) + "\n" for d in details or []))
+    write_outputs(text, args.out, args.details, details)
     return 0
+
+
+def write_outputs(text: str, out: Path | None, details_path: Path | None, details: list[dict] | None) -> None:
+    """Write the JSON report and the per-column details lines where the options say."""
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n")
+    if details_path:
+        details_path.parent.mkdir(parents=True, exist_ok=True)
+        details_path.write_text("".join(json.dumps(d) + "\n" for d in details or []))
 
 
 if __name__ == "__main__":
