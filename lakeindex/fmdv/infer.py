@@ -22,7 +22,7 @@ import math
 
 from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
-from lakeindex.fmdv.repetition import MIN_ITEMS, candidate_separators, repetition_rule
+from lakeindex.fmdv.repetition import candidate_separators, repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
@@ -97,15 +97,14 @@ class AutoValidator:
         covs = [c.coverage for _, _, c in seg.segments if not c.literal]
         return Candidate(seg.pattern, seg.fpr, min(covs)) if covs else None
 
-    def _repetition(self, values: list[str], result: Segmentation | None) -> Segmentation | None:
-        """A repetition rule (``repetition``) when the values are lists and no other rule was found.
+    def _repetition(self, values: list[str]) -> Segmentation | None:
+        """A repetition rule (``repetition``) for list values; used only where no other rule was found, so
+        a list of fixed length that vertical cuts solve keeps its per-field rule.
 
         With a horizontal cut, values that are not lists (``N/A``) may be cut within theta."""
-        if result is not None:
-            return result  # a list of fixed length that vertical cuts solve keeps its per-field rule
         pool = [v for v in values if v]
         if self.method.endswith("h"):
-            lists = [v for v in pool if any(v.count(ch) >= MIN_ITEMS - 1 for ch in candidate_separators([v]))]
+            lists = [v for v in pool if candidate_separators([v])]
             if len(lists) >= (1 - self.theta) * len(pool):
                 pool = lists
         rep = repetition_rule(pool, self._items)
@@ -126,7 +125,7 @@ class AutoValidator:
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
-            result = self._repetition(values, None) if vertical else None
+            result = self._repetition(values) if vertical else None
             if result is None:
                 rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
                 return self
@@ -136,8 +135,8 @@ class AutoValidator:
             result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
             if horizontal_cut:
                 result = self._with_covering(col, result)
-            if vertical:
-                result = self._repetition(values, result)
+            if vertical and result is None:
+                result = self._repetition(values)
         if result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))

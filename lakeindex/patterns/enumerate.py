@@ -267,9 +267,9 @@ def shape_templates(shape: tuple, max_constants: int,
 
     At most ``budget`` (``EnumerationLimits.max_templates``) per shape: a shape whose exact hierarchy
     gives more (wide values, tau > 8) is enumerated at the finest coarser level that fits
-    (:func:`_reduced_templates`). So
-    P(v) of such a value is a subset of the exact one, the same subset offline and online; counts
-    of patterns it leaves out are lower bounds (their FPR estimates err high, the safe side).
+    (:func:`_reduced_templates`). So P(v) of such a value is a subset of the exact one, the same
+    subset offline and online; counts of patterns it leaves out are lower bounds (their FPR
+    estimates err high, the safe side).
     """
     key = (shape, max_constants, budget)
     hit = _SHAPE_CACHE.get(key)
@@ -411,10 +411,10 @@ def value_windows(a: Analysis, tau: int, edge: int) -> list[tuple[tuple, tuple, 
     A window is a range of whole parts that starts and ends on a word, holds two words at least (one
     word alone is what narrow columns already show, and its windows would make ``<alphanum>+`` look
     like a clean domain) and spans at most ``tau`` tokens: what an online vertical cut asks for.
-    Windows start at one of the first
-    ``edge`` words (key ``("s", i, j)``: words i..j counted from the start) or the last ``edge``
-    words (key ``("e", i, j)``, counted from the end, so values of different lengths align at their
-    tails: file extensions, zones). At most ``2 * edge * ceil(tau / 2)`` windows per value.
+    Windows start at one of the first ``edge`` words (key ``("s", i, j)``: words i..j counted from
+    the start) or the last ``edge`` words (key ``("e", i, j)``, counted from the end, so values of
+    different lengths align at their tails: file extensions, zones). At most
+    ``2 * edge * ceil(tau / 2)`` windows per value.
     """
     shape = a.shape
     words = [i for i, part in enumerate(shape) if not isinstance(part, str)]
