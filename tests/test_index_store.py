@@ -93,9 +93,10 @@ def test_index_of_an_older_format_is_refused_with_advice(tmp_path):
     publish(tmp_path / "ix", {"<digit>+": (0, 2)})
     meta_path = tmp_path / "ix" / current_version(tmp_path / "ix") / "meta.json"
     meta = json.loads(meta_path.read_text())
-    assert meta["format_version"] == FORMAT_VERSION == 3  # 2: <hex> keys; 3: segment windows of wide values
-    meta_path.write_text(json.dumps({**meta, "format_version": 2}))
-    with pytest.raises(IndexError_, match="has format 2; this lakeindex reads format 3: rebuild it"):
+    # 2: <hex> keys; 3: segment windows of wide values; 4: windows of 2-3 words, hex-compatible words
+    assert meta["format_version"] == FORMAT_VERSION == 4
+    meta_path.write_text(json.dumps({**meta, "format_version": 3}))
+    with pytest.raises(IndexError_, match="has format 3; this lakeindex reads format 4: rebuild it"):
         IndexReader(tmp_path / "ix")
 
 

@@ -6,7 +6,8 @@ import random
 import re
 
 from lakeindex.patterns import EnumerationLimits, column_patterns, matches
-from lakeindex.patterns.enumerate import shape_templates, template_count, value_windows
+from lakeindex.patterns.templates import shape_templates, template_count
+from lakeindex.patterns.windows import value_windows, window_parts
 from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.tokens import analyze
 
@@ -39,17 +40,21 @@ def test_every_value_of_up_to_16_tokens_fits_the_smallest_budget():
 
 
 def test_windows_of_a_value_by_hand():
-    # words 11 22 33 44 55 at parts 0,2,4,6,8; tau 5 allows two or three words with their dashes
-    wins = value_windows(analyze("11-22-33-44-55"), tau=5, edge=8)
-    starts = {k for k, _, _ in wins if k[0] == "s"}
+    # words 11 22 33 44 55 at parts 0,2,4,6,8; windows hold two or three words with their dashes
+    wins = value_windows(window_parts("11-22-33-44-55"), tau=5, edge=8)
+    starts = {k for k, _ in wins if k[0] == "s"}
     assert starts == {("s", i, i + 1) for i in range(4)} | {("s", i, i + 2) for i in range(3)}
-    slots = {k: s for k, _, s in wins}
-    assert slots[("s", 1, 2)] == ("22", "33")
-    assert slots[("e", 1, 0)] == ("44", "55")  # counted from the end
-    assert slots[("e", 2, 0)] == ("33", "44", "55")
-    assert ("e", 0, 0) not in slots  # one word alone is no window
-    # edge 1: only windows starting at the first or the last word (none can start at the last)
-    assert {k for k, _, _ in value_windows(analyze("11-22-33-44-55"), 5, 1)} == {("s", 0, 1), ("s", 0, 2)}
+    subs = {k: s for k, s in wins}
+    assert subs[("s", 1, 2)] == (("d", 2, True), "-", ("d", 2, True))
+    assert subs[("e", 1, 0)] == subs[("s", 3, 4)]  # words 44-55, counted from the end
+    assert ("e", 2, 0) in subs and ("e", 3, 0) not in subs  # at most three words
+    assert ("e", 0, 0) not in subs  # one word alone is no window
+    # tau 3 tokens: two words and their dash only
+    assert {k for k, _ in value_windows(window_parts("11-22-33-44-55"), 3, 8)} == \
+        {("s", i, i + 1) for i in range(4)} | {("e", i + 1, i) for i in range(4)}
+    # edge 1: only windows starting at the first word or ending at the last
+    assert {k for k, _ in value_windows(window_parts("11-22-33-44-55"), 5, 1)} == \
+        {("s", 0, 1), ("s", 0, 2), ("e", 1, 0), ("e", 2, 0)}
 
 
 def _window_oracle(values: list[str], pattern: str, tau: int) -> int:

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.tokens import ALNUM, DIGIT, analyze, base_kind
 
+_HEX = frozenset("0123456789abcdefABCDEF")
+
 
 def part_label(part: object) -> tuple[str, str]:
     """Alignment label of a part: a symbol run by its text, a word by its coarse class."""
@@ -59,6 +61,7 @@ class Group:
     weight: int = 0
     values: list[str] = field(default_factory=list)
     common: list[str | None] = field(default_factory=list)  # per slot: text shared by all, or None
+    hexable: list[bool] = field(default_factory=list)  # per slot: every value's text is hex digits
     slot_start: list[int] = field(default_factory=list)  # per part: index of its first slot
     labels: tuple = ()  # alignment label per part
     tok_prefix: list[int] = field(default_factory=list)  # tokens before each part (len(shape) + 1)
@@ -95,6 +98,7 @@ class QueryColumn:
             texts = slot_texts[shape]
             nslots = len(texts[0])
             g.common = [texts[0][j] if all(t[j] == texts[0][j] for t in texts) else None for j in range(nslots)]
+            g.hexable = [all(_HEX.issuperset(t[j]) for t in texts) for j in range(nslots)]
             s = t = 0
             g.tok_prefix.append(0)
             for part in shape:

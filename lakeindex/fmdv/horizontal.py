@@ -20,7 +20,7 @@ from typing import TypeVar
 
 from lakeindex.fmdv.column import Group, QueryColumn
 from lakeindex.fmdv.search import Candidate, SegmentSolver
-from lakeindex.patterns.enumerate import shape_template_set
+from lakeindex.patterns.templates import shape_template_set
 
 T = TypeVar("T")
 MAX_RETRIES = 4

@@ -1,8 +1,7 @@
 """Best pattern of one segment of a query column: FMDV's Eq. 5-7 over H(C[s,e]), from the index.
 
-A segment is given as, per conforming group, the range of its parts inside the segment. The
-hypotheses are the constant-free templates shared by every sub-shape, plus constant templates
-whose constants all values agree on.
+A segment is given as, per conforming group, the range of its parts inside the segment. Its
+hypotheses are H(C[s,e]) (:mod:`lakeindex.fmdv.hypotheses`).
 
 Two choices go beyond the paper, both in the open space its formulation leaves:
 
@@ -16,9 +15,9 @@ Two choices go beyond the paper, both in the open space its formulation leaves:
   ``<digit>+.<digit>+.<digit>+.<digit>+`` (FPR 0.0019) beats ``<alphanum>+.<digit>+.<num>`` (0.0017)
   for IPv4. This raises recall for an expected FPR cost of at most the slack.
 
-Lookups are cached per process (keyed by pattern), and the feasible constant-free candidates are
-cached per set of sub-shapes, so a query over shapes seen before costs dictionary lookups rather
-than index reads.
+Lookups are cached per process (keyed by pattern), and the feasible candidates per segment key
+(sub-shapes, agreed constants, hex flags), so a query over shapes seen before costs dictionary
+lookups rather than index reads.
 """
 
 from __future__ import annotations
@@ -26,12 +25,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from threading import Lock
 
-from lakeindex.fmdv.column import Group
+from lakeindex.fmdv.hypotheses import SegmentPart, segment_hypotheses, segment_key
 from lakeindex.index.store import IndexReader, PatternStats
-from lakeindex.patterns.enumerate import EnumerationLimits, shape_templates
+from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import escape_literal, generality
-
-SegmentPart = tuple[Group, int, int]  # group, first part index, end part index (exclusive)
 
 
 @dataclass(frozen=True)
@@ -66,7 +63,7 @@ class SegmentSolver:
         self.limits = EnumerationLimits(**index.meta["limits"])
         self.cache_entries = cache_entries
         self._stats: dict[str, PatternStats | None] = {}
-        self._free_feasible: dict[tuple, list[Candidate]] = {}
+        self._feasible: dict[tuple, list[Candidate]] = {}
         self._lock = Lock()
 
     def lookup(self, patterns: list[str]) -> list[PatternStats | None]:
@@ -101,38 +98,13 @@ class SegmentSolver:
             only = next(iter(distinct))
             if all(isinstance(p, str) for p in only):
                 return [Candidate(escape_literal("".join(only)), 0.0, 0, literal=True)]
-        key = (distinct, r, m)
-        if key in self._free_feasible:
-            cands = self._free_feasible[key]
-        else:
-            free: set[str] | None = None
-            for sub in distinct:
-                f = set(shape_templates(sub, self.limits.max_constants, self.limits.max_templates)[0])
-                free = f if free is None else free & f
-            cands = self.feasible(sorted(free or ()), r, m)
+        key = (segment_key(parts), r, m)
+        cands = self._feasible.get(key)
+        if cands is None:
+            hyps = segment_hypotheses(key[0], self.limits.max_constants, self.limits.max_templates)
+            cands = self.feasible(hyps, r, m)
             with self._lock:
-                if len(self._free_feasible) > self.cache_entries // 10:
-                    self._free_feasible.clear()
-                self._free_feasible[key] = cands
-        if len(distinct) == 1:
-            const = self._constant_hypotheses(parts, next(iter(distinct)))
-            if const:
-                cands = cands + self.feasible(const, r, m)
+                if len(self._feasible) > self.cache_entries // 10:
+                    self._feasible.clear()
+                self._feasible[key] = cands
         return cands
-
-    def _constant_hypotheses(self, parts: list[SegmentPart], sub: tuple) -> list[str]:
-        """Constant templates of ``sub`` whose constants every value of every group shares."""
-        nslots = sum(0 if isinstance(p, str) else len(p) for p in sub)
-        agreed: list[str | None] = []
-        for j in range(nslots):
-            texts = {g.common[g.slot_start[i] + j] if i < len(g.slot_start) else None for g, i, _ in parts}
-            agreed.append(texts.pop() if len(texts) == 1 else None)
-        if not any(t is not None for t in agreed):
-            return []  # no constant shared by all values (IDs, timestamps): skip the templates
-        by_slots = shape_templates(sub, self.limits.max_constants, self.limits.max_templates)[1]
-        out = []
-        for slot_set, fmts in by_slots.items():
-            if all(agreed[j] is not None for j in slot_set):
-                args = tuple(agreed[j] for j in slot_set)
-                out.extend(f % args for f in fmts)
-        return out

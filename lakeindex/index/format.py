@@ -21,7 +21,11 @@ from rocksdict import BlockBasedOptions, Cache, DBCompressionType, Options
 # 3: values wider than tau add evidence through their segment windows, and shapes beyond the template
 # budget are enumerated coarser (lakeindex.patterns.enumerate). A format-2 index lacks the segment
 # evidence that vertical cuts of wide columns now rely on.
-FORMAT_VERSION = 3
+# 4: windows hold 2-3 words (format 3 had up to tau tokens: 85% of its keys were 4-word windows) on a
+# coarse class ladder, and hex-compatible words get <hex> where a window position holds hex words;
+# whole values count exactly above the evidence floor (constants merged across shapes). A format-3
+# index has other window keys and would mislead queries of this version.
+FORMAT_VERSION = 4
 IMPURITY_SCALE = 1_000_000
 
 

@@ -18,7 +18,8 @@ import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
 from lakeindex.lake.readers import read_table
-from lakeindex.patterns.enumerate import MAX_WINDOWED_VALUES, ColumnPatterns, EnumerationLimits, column_patterns
+from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
+from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
 SCAN_SCHEMA = "kind string, pattern string, imp long, cov long, info string"
 _ARROW_SCHEMA = pa.schema([("kind", pa.string()), ("pattern", pa.string()), ("imp", pa.int64()),

@@ -1,0 +1,209 @@
+"""count(p) for every pattern p of a (pseudo-)column that describes enough of it: a pruned prefix walk.
+
+Given a column as ``shape -> [(slot texts, weight)]`` and an option source (the per-part
+alternatives of the hierarchy, :mod:`lakeindex.patterns.templates`), the patterns of P(D) are
+walked left to right, one part option at a time. A *state* is a pattern prefix; its weight is the
+weight of the values that can still complete it (every shape whose parts so far took options
+writing exactly that prefix, restricted to the values carrying its constants). The values matching
+a pattern are a subset of those reaching any of its prefixes, so a prefix lighter than the evidence
+floor (|D|/min_share, and |D|/const_share once it holds a constant) cannot lead to a kept pattern
+and is dropped with everything below it: the Apriori principle on prefixes. The result is exact,
+P(D) restricted to the patterns that match at least the floor, but the work is that of surviving
+prefixes, not of every template of every shape.
+
+Threads (a shape at a part, with the values still in) are grouped by the options their next part
+offers, so a class option extends a whole group at once; only constants look at single values.
+
+Bound: at one depth, each value reaches at most as many states as it has templates (``budget``),
+and every state kept weighs at least |D|/min_share, so at most ``min_share * budget`` states are
+alive at once (131,072 with the defaults), whatever the column.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from typing import Protocol
+
+Members = list[tuple[tuple[str, ...], int]]  # (slot texts, weight) of distinct values of one shape
+# One alternative for a part: (literal text or None when it holds constants, %-format text,
+# constant slots relative to the part's first slot, parts consumed)
+Prepared = tuple[str | None, str, tuple[int, ...], int]
+
+
+class OptionSource(Protocol):
+    """Where the walk gets its alternatives from: whole-value hierarchy or window ladder."""
+
+    def shape_info(self, shape: tuple) -> tuple[list[Hashable], list[int], int]:
+        """Per part: an option-group key and its first slot index; and the constant slots allowed."""
+
+    def options(self, key: Hashable) -> list[Prepared]:
+        """The alternatives of a part with this key."""
+
+
+# thread: (shape index, next part, members, weight, constants fixed so far, constant slots used)
+Thread = tuple[int, int, Members, int, tuple, int]
+
+
+class _State:
+    __slots__ = ("groups", "done", "const")
+
+    def __init__(self, const: bool) -> None:
+        self.groups: dict[Hashable, list[tuple[list[Thread], int]]] = {}
+        self.done: list[tuple[int, tuple, int]] = []
+        self.const = const
+
+
+def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: float,
+                   const_floor: float) -> dict[str, int]:
+    """Patterns matched by at least ``floor`` values (``const_floor`` if they hold constants), with counts."""
+    infos = []
+    root = _State(False)
+    for si, (shape, members) in enumerate(groups.items()):
+        keys, starts, nconst = source.shape_info(shape)
+        infos.append((keys, starts, nconst, len(shape)))
+        if shape:
+            w = sum(m[1] for m in members)
+            root.groups.setdefault(keys[0], []).append(([(si, 0, members, w, (), 0)], w))
+    const_floor = max(floor, const_floor)
+    counts: dict[str, int] = {}
+    frontier: dict[str, _State] = {"": root}
+    option_cache: dict[Hashable, list[Prepared]] = {}
+
+    def options(gkey: Hashable) -> list[Prepared]:
+        hit = option_cache.get(gkey)
+        if hit is None:
+            hit = option_cache[gkey] = source.options(gkey)
+        return hit
+
+    while frontier:
+        nxt: dict[str, _State] = {}
+        splits: dict[tuple[int, tuple[int, ...]], list[tuple[tuple[str, ...], Members, int]]] = {}
+        for text, state in frontier.items():
+            need = const_floor if state.const else floor
+            if state.done:
+                seen: set[tuple] = set()
+                done = 0
+                for si, ckey, w in state.done:
+                    if (si, ckey) not in seen:  # one value, one count, however many parses reach it
+                        seen.add((si, ckey))
+                        done += w
+                if done >= need and done > 0:
+                    counts[text] = done
+            # an upper bound of each class extension's weight first: light ones are never built
+            bound: dict[str, int] = {}
+            weights = {}
+            for gkey, chunks in state.groups.items():
+                gw = weights[gkey] = sum(c[1] for c in chunks)
+                for literal, _, _, _ in options(gkey):
+                    if literal is not None:
+                        bound[literal] = bound.get(literal, 0) + gw
+            const_opts: list[tuple[str, tuple[int, ...], int, list[Thread]]] = []
+            for gkey, chunks in state.groups.items():
+                threads: list[Thread] | None = None
+                advanced: dict[int, tuple[dict[Hashable, tuple[list[Thread], int]], list]] = {}
+                for literal, fmt, rel, step in options(gkey):
+                    if literal is None:
+                        if weights[gkey] >= const_floor:
+                            if threads is None:
+                                threads = [t for chunk, _ in chunks for t in chunk]
+                            const_opts.append((fmt, rel, step, threads))
+                        continue
+                    if bound[literal] < need:
+                        continue
+                    adv = advanced.get(step)
+                    if adv is None:
+                        if threads is None:
+                            threads = [t for chunk, _ in chunks for t in chunk]
+                        adv = advanced[step] = _advance(threads, step, infos)
+                    key = text + literal
+                    new = nxt.get(key)
+                    if new is None:
+                        new = nxt[key] = _State(state.const)
+                    for nk, chunk in adv[0].items():
+                        lst = new.groups.get(nk)
+                        if lst is None:
+                            new.groups[nk] = [chunk]
+                        else:
+                            lst.append(chunk)
+                    if adv[1]:
+                        new.done.extend(adv[1])
+            if const_opts:
+                _extend_constants(text, const_opts, infos, splits, const_floor, nxt)
+        frontier = nxt
+    return counts
+
+
+def _extend_constants(text: str, const_opts: list, infos: list, splits: dict, const_floor: float,
+                      nxt: dict[str, _State]) -> None:
+    """Extend a state by its constant options: one new state per constant text whose weight, summed over
+    every thread of the state that writes it, reaches the constant floor (lighter ones are never built)."""
+    found: list[tuple[str, Thread, tuple[int, ...], tuple[str, ...], Members, int, int]] = []
+    weight: dict[str, int] = {}
+    for fmt, rel, step, threads in const_opts:
+        for thread in threads:
+            si, pos, members, _, _, used = thread
+            _, starts, nconst, nparts = infos[si]
+            if used + len(rel) > nconst or pos + step > nparts:
+                continue
+            slots = tuple(starts[pos] + j for j in rel)
+            skey = (id(members), slots)
+            parts = splits.get(skey)
+            if parts is None:
+                parts = splits[skey] = _split(members, slots)
+            for consts, sub, sw in parts:
+                key = text + fmt % consts
+                weight[key] = weight.get(key, 0) + sw
+                found.append((key, thread, slots, consts, sub, sw, step))
+    for key, (si, pos, _, _, ckey, used), slots, consts, sub, sw, step in found:
+        if weight[key] < const_floor:
+            continue
+        new = nxt.get(key)
+        if new is None:
+            new = nxt[key] = _State(True)
+        t = (si, pos + step, sub, sw, ckey + ((slots, consts),), used + len(slots))
+        keys, _, _, nparts = infos[si]
+        if pos + step == nparts:
+            new.done.append((si, t[4], sw))
+        else:
+            new.groups.setdefault(keys[pos + step], []).append(([t], sw))
+
+
+def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashable, tuple[list[Thread], int]], list]:
+    """Threads moved ``step`` parts on, grouped by their next part's key; those that finished."""
+    by: dict[Hashable, list[Thread]] = {}
+    weight: dict[Hashable, int] = {}
+    done = []
+    for si, pos, members, w, ckey, used in threads:
+        keys, _, _, nparts = infos[si]
+        npos = pos + step
+        if npos > nparts:
+            continue
+        if npos == nparts:
+            done.append((si, ckey, w))
+            continue
+        k = keys[npos]
+        lst = by.get(k)
+        if lst is None:
+            by[k] = [(si, npos, members, w, ckey, used)]
+            weight[k] = w
+        else:
+            lst.append((si, npos, members, w, ckey, used))
+            weight[k] += w
+    return {k: (lst, weight[k]) for k, lst in by.items()}, done
+
+
+def _split(members: Members, slots: tuple[int, ...]) -> list[tuple[tuple[str, ...], Members, int]]:
+    """Members grouped by their texts at ``slots`` (the floor applies to the merged state, not here:
+    one constant may be common only across shapes, as ``ID`` over ``ID-7`` and ``ID-12``)."""
+    by: dict[tuple[str, ...], Members] = {}
+    weight: dict[tuple[str, ...], int] = {}
+    for m in members:
+        consts = tuple(m[0][j] for j in slots)
+        lst = by.get(consts)
+        if lst is None:
+            by[consts] = [m]
+            weight[consts] = m[1]
+        else:
+            lst.append(m)
+            weight[consts] += m[1]
+    return [(c, by[c], w) for c, w in weight.items()]

@@ -1,0 +1,241 @@
+"""Templates of a value shape: the per-part alternatives of the hierarchy, and P(v) within a budget.
+
+A value's *shape* is its sequence of symbol runs (literal ``str``) and words (tuples of
+``(run kind, length)``); every generalization of a value depends only on its shape, except for
+constants. Each part of a shape has a list of *options* ``(text, slots, parts consumed)``: a
+``%``-format text with one ``%s`` per constant slot (``slots`` lists the value's slot indices it
+takes, left to right), so ``text % constants`` is a piece of a pattern. A template is one option
+per part; P(v) is every template with at most ``max_constants`` constant slots.
+
+The exact hierarchy gives a shape of w words about 6^w templates (3 billion for the paper's
+Figure 5). A shape whose exact count exceeds the budget (``EnumerationLimits.max_templates``) is
+enumerated at the finest *reduction level* that fits (:func:`part_options`, levels 1-4). The same
+level is used offline and online, so P(v) of such a value is a subset of the exact one, the same
+subset in the index and in queries; counts of the patterns it leaves out are lower bounds (their
+FPR estimates err high, the safe side).
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
+from lakeindex.patterns.pattern import escape_literal
+from lakeindex.patterns.template_cache import WeightedLRU
+from lakeindex.patterns.tokens import DIGIT, is_hex_word
+
+# Bounds of template memory, by design (see lakeindex.patterns.enumerate, "Memory").
+MAX_TAU = 16
+TEMPLATE_BUDGET = 8192  # default templates per shape: the largest of tau <= 8 on the sample lake has 4,112
+_PREPARED_CACHE = WeightedLRU(200_000)  # option texts held, all caches together <= 2.2 M strings (~220 MB)
+_LEVEL_CACHE = WeightedLRU(500_000)
+_SHAPE_CACHE = WeightedLRU(1_500_000)
+_SET_CACHE = WeightedLRU(500_000)
+
+Option = tuple[str, tuple[int, ...], int]  # (format text, constant slot indices, parts consumed)
+
+
+def _fmt(piece: str) -> str:
+    return piece.replace("%", "%%")
+
+
+def is_decimal_at(shape: tuple, i: int) -> bool:
+    """A digit word, ``.``, a digit word from part ``i``: a decimal number split by the tokenizer."""
+    return (i + 2 < len(shape) and shape[i + 1] == "." and not isinstance(shape[i + 2], str)
+            and len(shape[i + 2]) == 1 and shape[i + 2][0][0] == DIGIT)
+
+
+def part_alternatives(part: object, decimal_follows: bool = False, level: int = 0) -> list[Option]:
+    """Alternatives for one part at reduction ``level`` (0: the exact hierarchy), with constant slots
+    numbered from the part's first slot. ``decimal_follows``: the part starts a decimal number."""
+    if isinstance(part, str):
+        return [(_fmt(escape_literal(part)), (), 1)]
+    if level:
+        return _reduced_options(part, level)
+    total = sum(k for _, k in part)
+    wide = [(p, (), 1) for p in word_generalizations(total, is_hex_word(part))]
+    if len(part) == 1:
+        kind, k = part[0]
+        opts = [("%s", (0,), 1)] + [(p, (), 1) for p in run_generalizations(kind, k)] + wide
+        # <num> spanning "12" "." "50": a decimal number split by the tokenizer.
+        if kind == DIGIT and decimal_follows:
+            opts.append((NUM, (), 3))
+        return opts
+    per_run = [[("%s", (j,))] + [(p, ()) for p in run_generalizations(kind, k, in_word=True)]
+               for j, (kind, k) in enumerate(part)]
+    return [("".join(t for t, _ in combo), sum((sl for _, sl in combo), ()), 1)
+            for combo in product(*per_run)] + wide
+
+
+def _reduced_options(part: object, level: int) -> list[Option]:
+    """Options of a part at reduction ``level`` (1-4, coarser as it grows), one part each.
+
+    1: a multi-run word keeps only its all-``{k}`` and all-``+`` run combinations and whole-word
+    classes; no decimal ``<num>`` spanning three parts. 2: no constants either. 3: a single-run word
+    keeps its own ``{k}``/``+`` classes, ``<num>`` and ``<alphanum>+``; a multi-run word its two
+    combinations and its whole-word ``+`` class. 4: every word ``{k}`` classes or whole-word ``+``.
+    """
+    total = sum(k for _, k in part)
+    hexw = is_hex_word(part)
+    whole = word_generalizations(total, hexw)  # [hex{k}, hex+,] alnum{k}, alnum+
+    whole_plus = whole[1] if hexw else whole[-1]
+    if len(part) == 1:
+        kind, k = part[0]
+        gens = run_generalizations(kind, k)
+        fixed_first = gens[:1] or whole[:1]
+        if level <= 2:
+            const = [("%s", (0,), 1)] if level == 1 else []
+            return const + [(g, (), 1) for g in gens + whole]
+        if level == 3:
+            own = gens[:2] + [g for g in gens if g == NUM]
+            keep = list(dict.fromkeys(own + [whole[-1]])) if own else whole[-2:]
+            return [(g, (), 1) for g in keep]
+        return [(g, (), 1) for g in dict.fromkeys(fixed_first + [whole_plus])]
+    per_run = [run_generalizations(kind, k, in_word=True) for kind, k in part]
+    fixed_combo = "".join(g[0] for g in per_run)
+    plus_combo = "".join(g[1] for g in per_run)
+    if level <= 2:
+        keep = [fixed_combo, plus_combo] + whole
+    elif level == 3:
+        keep = [fixed_combo, plus_combo, whole_plus]
+    else:
+        keep = [fixed_combo, whole_plus]
+    return [(g, (), 1) for g in dict.fromkeys(keep)]
+
+
+def count_templates(options: list[list[Option]], budget: int) -> int:
+    """Number of templates of per-part options with at most ``budget`` constant slots (an upper
+    bound: ambiguous parses are not deduplicated)."""
+    n = len(options)
+    ways = [[0] * (budget + 1) for _ in range(n + 1)]
+    ways[n][0] = 1
+    for i in range(n - 1, -1, -1):
+        for _, slots, step in options[i]:
+            nconst = len(slots)
+            if i + step > n:
+                continue
+            for c in range(budget + 1 - nconst):
+                ways[i][c + nconst] += ways[i + step][c]
+    return sum(ways[0])
+
+
+def slot_starts(shape: tuple) -> list[int]:
+    """Index of the first slot of each part (symbol runs hold no slot)."""
+    starts, slot = [], 0
+    for part in shape:
+        starts.append(slot)
+        slot += 0 if isinstance(part, str) else len(part)
+    return starts
+
+
+def shape_level(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> int:
+    """The finest reduction level (0 exact, 1-4 coarser) whose templates of ``shape`` fit ``budget``.
+
+    Level 4 gives at most 2 templates per word, and a value of at most ``MAX_TAU`` (16) tokens has at
+    most 8 words, so some level always fits the smallest budget allowed (256).
+    """
+    key = (shape, max_constants, budget)
+    hit = _LEVEL_CACHE.get(key)
+    if hit is not None:
+        return hit
+    level = 4
+    for lv in (0, 1, 2, 3):
+        opts = [part_alternatives(p, is_decimal_at(shape, i), lv) for i, p in enumerate(shape)]
+        if count_templates(opts, max_constants if lv <= 1 else 0) <= budget:
+            level = lv
+            break
+    _LEVEL_CACHE.put(key, level, 1)
+    return level
+
+
+def part_options(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> tuple[int, list[list[Option]]]:
+    """Per-part options of a shape (absolute slot indices) at its level, and the constant slots allowed."""
+    level = shape_level(shape, max_constants, budget)
+    starts = slot_starts(shape)
+    opts = []
+    for i, p in enumerate(shape):
+        alts = part_alternatives(p, is_decimal_at(shape, i), level)
+        opts.append([(t, tuple(starts[i] + j for j in sl), st) for t, sl, st in alts])
+    return (max_constants if level <= 1 else 0), opts
+
+
+class HierarchyOptions:
+    """Option source of the counting walk for whole values: the hierarchy at each shape's level."""
+
+    def __init__(self, max_constants: int, budget: int = TEMPLATE_BUDGET) -> None:
+        self.max_constants = max_constants
+        self.budget = budget
+
+    def shape_info(self, shape: tuple) -> tuple[list, list[int], int]:
+        level = shape_level(shape, self.max_constants, self.budget)
+        keys = [(level, p, is_decimal_at(shape, i)) for i, p in enumerate(shape)]
+        return keys, slot_starts(shape), (self.max_constants if level <= 1 else 0)
+
+    def options(self, key: tuple) -> list:
+        hit = _PREPARED_CACHE.get(key)
+        if hit is None:
+            level, part, decimal = key
+            hit = [((t % ()) if not sl else None, t, sl, st) for t, sl, st in part_alternatives(part, decimal, level)]
+            _PREPARED_CACHE.put(key, hit, len(hit))
+        return hit
+
+
+def _templates(options: list[list[Option]], nconst: int) -> tuple[tuple[str, tuple[int, ...]], ...]:
+    """Every template of per-part options with at most ``nconst`` constant slots, deduplicated
+    (``<num>`` makes parses ambiguous: ``1.2.3`` is ``<num>.<num>`` two ways)."""
+    n = len(options)
+    memo: dict[tuple[int, int], list[tuple[str, tuple[int, ...]]]] = {}
+
+    def suffix(i: int, budget: int) -> list[tuple[str, tuple[int, ...]]]:
+        if i == n:
+            return [("", ())]
+        hit = memo.get((i, budget))
+        if hit is not None:
+            return hit
+        out = []
+        for text, slots, step in options[i]:
+            if len(slots) > budget or i + step > n:
+                continue
+            for rtext, rslots in suffix(i + step, budget - len(slots)):
+                out.append((text + rtext, slots + rslots))
+        memo[(i, budget)] = out
+        return out
+
+    return tuple(dict.fromkeys(suffix(0, nconst)))
+
+
+def shape_templates(shape: tuple, max_constants: int,
+                    budget: int = TEMPLATE_BUDGET) -> tuple[tuple[str, ...], dict[tuple, list[str]]]:
+    """Templates of a shape: constant-free pattern strings, and %-format strings per slot set
+    (at most ``budget`` in all, see :func:`part_options`)."""
+    key = (shape, max_constants, budget)
+    hit = _SHAPE_CACHE.get(key)
+    if hit is not None:
+        return hit
+    nconst, opts = part_options(shape, max_constants, budget)
+    pairs = _templates(opts, nconst)
+    free: list[str] = []
+    by_slots: dict[tuple, list[str]] = {}
+    for text, slots in pairs:
+        if slots:
+            by_slots.setdefault(slots, []).append(text)
+        else:
+            free.append(text % ())
+    result = (tuple(free), by_slots)
+    _SHAPE_CACHE.put(key, result, len(pairs))
+    return result
+
+
+def template_count(shape: tuple, max_constants: int) -> int:
+    """Templates the exact hierarchy gives a shape (before the budget), computed without listing them."""
+    return count_templates([part_alternatives(p, is_decimal_at(shape, i)) for i, p in enumerate(shape)], max_constants)
+
+
+def shape_template_set(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> frozenset[str]:
+    """Constant-free patterns of a shape, as a set (membership tests of P(v) in FMDV-H's cut)."""
+    key = (shape, max_constants, budget)
+    hit = _SET_CACHE.get(key)
+    if hit is None:
+        hit = frozenset(shape_templates(shape, max_constants, budget)[0])
+        _SET_CACHE.put(key, hit, len(hit))
+    return hit

@@ -1,0 +1,248 @@
+"""Segment windows: evidence in the index for the parts of values wider than tau (index format 4).
+
+The paper skips values of more than tau tokens and relies on vertical cuts online. On a lake of
+thousands rather than millions of columns, the segments those cuts ask for (``<hex>{8}-<hex>{4}`` of
+a UUID, ``<digit>{2}:<digit>{2}.<digit>{3}`` of an ISO timestamp) then occur in no indexed column,
+and the column gets no rule. So the build cuts a column of structured wide values the way FMDV-V
+cuts a query: a *window* is a run of whole parts that starts and ends on a word and holds 2 to
+``window_words`` (3) words; "words i..j" of all the column's values is a pseudo-column D[i..j]
+(values without such words do not match in it). Windows start at one of the first ``edge`` words
+(key ``("s", i, j)``) or end at one of the last ``edge`` words (key ``("e", i, j)``, counted from the
+end, so values of different lengths align at their tails: file extensions, zones).
+
+Why 2-3 words: one word alone is what narrow columns already show, and single-word windows would
+make ``<alphanum>+`` look like a pure domain everywhere. Vertical cuts join windows with literal
+delimiters, so a UUID (5 words) is two windows and an ISO timestamp with a zone (8 words) three.
+Four-word windows made 85% of a format-3 index (1.34 M of 1.57 M keys on a lake 43% wide) and
+were never needed for such a cut.
+
+A window word is one slot whatever its runs (``28T12`` is ``<alphanum>{5}``, ``e29b`` a hex word)
+and takes a coarse ladder of classes: its own class with and without length (``<digit>{4}``,
+``<digit>+``; ``<lower>``/``<upper>`` words also ``<letter>+``), ``<hex>{k}``/``<hex>+`` for hex words, and
+``<alphanum>{k}``/``<alphanum>+``; no constants. A word position where some value holds a hex word
+(digits and a-f letters) gives ``<hex>`` to every hex-compatible word there (``1234`` among
+``e29b``): UUID groups of digits only would otherwise make every ``<hex>`` window look 40% impure.
+Queries offer ``<hex>`` under the same rule (:mod:`lakeindex.fmdv.hypotheses`).
+
+Counts: only the ``MAX_WINDOWED_VALUES`` heaviest distinct values (ties broken by a hash of the
+value, not its sort order) are cut, and counts are scaled by the column's weight over theirs: an
+estimate, exact for columns of at most that many distinct values.
+"""
+
+from __future__ import annotations
+
+import re
+import zlib
+from collections import Counter
+from itertools import product
+
+from lakeindex.patterns.counting import count_patterns
+from lakeindex.patterns.hierarchy import fixed, plus
+from lakeindex.patterns.pattern import escape_literal
+from lakeindex.patterns.template_cache import WeightedLRU
+
+MAX_WINDOWED_VALUES = 256  # distinct values per column cut into windows (heaviest first; counts scaled)
+MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
+WINDOW_SHAPES = 64  # heaviest sub-shapes kept per window
+WINDOW_WORDS = 3
+
+_WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_OPTIONS = WeightedLRU(200_000)
+_PATTERNS = WeightedLRU(1_000_000)
+DIRECT_SHAPES = 4  # windows of at most this many sub-shapes sum cached per-shape patterns; more: the pruned walk
+
+# window word kinds
+W_DIGIT, W_UPPER, W_LOWER, W_MIXED, W_ALNUM = "d", "u", "l", "m", "a"
+_OWN = {W_DIGIT: "digit", W_UPPER: "upper", W_LOWER: "lower", W_MIXED: "letter"}
+
+
+_TOKEN_RE = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
+_ALNUM = frozenset("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _word(w: str) -> tuple[str, int, bool]:
+    if w.isdigit():
+        kind = W_DIGIT
+    elif w.isalpha():
+        kind = W_UPPER if w.isupper() else W_LOWER if w.islower() else W_MIXED
+    else:
+        kind = W_ALNUM
+    return (kind, len(w), _HEX.issuperset(w))
+
+
+def window_parts(value: str, memo: dict[str, object] | None = None) -> tuple:
+    """A value as window parts: symbol runs as ``str``, words as ``(kind, length, hex-compatible)``.
+    ``memo`` caches tokens across the values of a column (words repeat: path segments, keys)."""
+    memo = {} if memo is None else memo
+    out = []
+    for tok in _TOKEN_RE.findall(value):
+        part = memo.get(tok)
+        if part is None:
+            part = memo[tok] = _word(tok) if tok[0] in _ALNUM else tok
+        out.append(part)
+    return tuple(out)
+
+
+def skeleton(parts: tuple) -> tuple:
+    """Symbols kept, words collapsed: values of one record layout share it."""
+    return tuple(p if isinstance(p, str) else "" for p in parts)
+
+
+def structured(parts_weights: list[tuple[tuple, int]]) -> bool:
+    """True when a few skeletons hold 90% of the values: machine-made wide values (UUIDs, timestamps,
+    records, lists of a few lengths), not free text, whose windows would describe no domain."""
+    weights: Counter[tuple] = Counter()
+    for parts, w in parts_weights:
+        weights[skeleton(parts)] += w
+    top = sum(n for _, n in weights.most_common(MAX_WINDOW_SKELETONS))
+    return top >= 0.9 * sum(weights.values())
+
+
+def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WORDS) -> list[tuple[tuple, tuple]]:
+    """Windows of a value given as window parts: (window key, sub-shape) per window.
+
+    Words i..j, 2 <= j - i + 1 <= ``max_words``, spanning at most ``tau`` tokens (a window word is one
+    token), starting at one of the first ``edge`` words or ending at one of the last ``edge``. At most
+    ``2 * edge * (max_words - 1)`` windows per value.
+    """
+    words = [i for i, p in enumerate(parts) if not isinstance(p, str)]
+    nw = len(words)
+    out = []
+    for si in range(nw):
+        first = words[si]
+        for ei in range(si + 1, min(nw, si + max_words)):
+            last = words[ei] + 1
+            if last - first > tau:
+                break
+            sub = parts[first:last]
+            if si < edge:
+                out.append((("s", si, ei), sub))
+            if nw - 1 - ei < edge:
+                out.append((("e", nw - 1 - si, nw - 1 - ei), sub))
+    return out
+
+
+def word_options(kind: str, k: int, hexable: bool, hex_context: bool) -> list[str]:
+    """The coarse class ladder of one window word (module docstring)."""
+    out: list[str] = []
+    own = _OWN.get(kind)
+    if own is not None:
+        out += [fixed(own, k), plus(own)]
+        if kind in (W_UPPER, W_LOWER):
+            out.append(plus("letter"))
+    if hexable and (kind == W_ALNUM or hex_context):
+        out += [fixed("hex", k), plus("hex")]
+    return out + [fixed("alphanum", k), plus("alphanum")]
+
+
+class WindowOptions:
+    """Option source of the counting walk for one window: the coarse ladder, no constants."""
+
+    def __init__(self, hex_context: tuple[bool, ...]) -> None:
+        self.hex_context = hex_context
+
+    def shape_info(self, sub: tuple) -> tuple[list, list[int], int]:
+        keys = []
+        w = 0
+        for part in sub:
+            if isinstance(part, str):
+                keys.append(part)
+            else:
+                keys.append((part, self.hex_context[w]))
+                w += 1
+        return keys, [0] * len(sub), 0
+
+    def options(self, key: object) -> list:
+        hit = _OPTIONS.get(key)
+        if hit is None:
+            if isinstance(key, str):
+                text = escape_literal(key)
+                hit = [(text, text.replace("%", "%%"), (), 1)]
+            else:
+                (kind, k, hexable), ctx = key
+                hit = [(o, o, (), 1) for o in word_options(kind, k, hexable, ctx)]
+            _OPTIONS.put(key, hit, len(hit))
+        return hit
+
+
+def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
+    """Every pattern of a window sub-shape (the product of its parts' ladders), cached."""
+    key = (sub, hex_context)
+    hit = _PATTERNS.get(key)
+    if hit is None:
+        source = WindowOptions(hex_context)
+        keys = source.shape_info(sub)[0]
+        hit = tuple("".join(combo) for combo in product(*[[o[0] for o in source.options(k)] for k in keys]))
+        _PATTERNS.put(key, hit, len(hit))
+    return hit
+
+
+def _tie_break(value: str) -> int:
+    return zlib.crc32(value.encode("utf-8", "surrogatepass"))
+
+
+def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
+                  floor: float, max_words: int = WINDOW_WORDS) -> dict[str, int]:
+    """Best count of each window pattern over the windows of a column (module docstring).
+
+    ``values``: the column's distinct values with weights and whether each is wider than tau;
+    ``unlisted``: the weight of wide values not given (estimated from those given); ``total``: |D|.
+    Nothing when the wide values of the sample are free text (:func:`structured`). Only counts >=
+    ``floor`` are kept.
+    """
+    ranked = sorted(values, key=lambda vw: (-vw[1], _tie_break(vw[0])))
+    sample = ranked[:MAX_WINDOWED_VALUES]
+    memo: dict[str, object] = {}
+    parts = [window_parts(v, memo) for v, _, _ in sample]
+    if not structured([(p, w) for p, (_, w, wide) in zip(parts, sample, strict=True) if wide]):
+        return {}
+    listed = sum(vw[1] for vw in values) + unlisted
+    scale = listed / sum(vw[1] for vw in sample)
+    windows: dict[tuple, dict[tuple, int]] = {}
+    for p, (_, w, _) in zip(parts, sample, strict=True):
+        for key, sub in value_windows(p, tau, edge, max_words):
+            shapes = windows.get(key)
+            if shapes is None:
+                windows[key] = {sub: w}
+            else:
+                shapes[sub] = shapes.get(sub, 0) + w
+    out: dict[str, int] = {}
+    seen: set[frozenset] = set()
+    # a window's counts depend only on its shapes' weights and hex context: windows of equal signatures
+    # (list items at every position, a fixed-width value seen from either end) count once
+    for shapes in windows.values():
+        if len(shapes) > WINDOW_SHAPES:
+            shapes = dict(sorted(shapes.items(), key=lambda kv: -kv[1])[:WINDOW_SHAPES])
+        sig = frozenset(shapes.items())
+        if sig in seen:
+            continue
+        seen.add(sig)
+        ctx = _hex_context(shapes)
+        if len(shapes) <= DIRECT_SHAPES:
+            counts: dict[str, int] = {}
+            for sub, w in shapes.items():
+                for p in _sub_patterns(sub, ctx):
+                    counts[p] = counts.get(p, 0) + w
+        else:
+            groups = {sub: [((), w)] for sub, w in shapes.items()}
+            counts = count_patterns(groups, WindowOptions(ctx), floor / scale, float("inf"))
+        get = out.get
+        for p, n in counts.items():
+            n = min(total, round(n * scale))
+            if n >= floor and n > get(p, 0):
+                out[p] = n
+    return out
+
+
+def _hex_context(shapes: dict[tuple, int]) -> tuple[bool, ...]:
+    """Per word of a window: does some value hold a hex word (digits and a-f letters) there?"""
+    ctx: list[bool] | None = None
+    for sub in shapes:
+        words = [p for p in sub if not isinstance(p, str)]
+        if ctx is None:
+            ctx = [False] * len(words)
+        for j, (kind, _, hexable) in enumerate(words):
+            if kind == W_ALNUM and hexable:
+                ctx[j] = True
+    return tuple(ctx or ())
