@@ -19,19 +19,22 @@ Defaults, against the paper's sensitivity study (§5.3):
 from __future__ import annotations
 
 import math
+from functools import partial
 
 from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
-from lakeindex.fmdv.repetition import candidate_separators, repetition_rule
+from lakeindex.fmdv.records import record_rule
+from lakeindex.fmdv.repetition import repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
-from lakeindex.fmdv.vertical import MAX_SEQUENCES, Segmentation, segment
+from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
 
 DEFAULT_R = 0.1
 DEFAULT_THETA = 0.1
 DEFAULT_ALPHA = 0.01
+MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key:value items of a list
 
 
 def default_coverage(meta: dict) -> int:
@@ -56,6 +59,7 @@ class AutoValidator:
         self.theta = theta
         self.alpha = alpha
         self.rule_: Rule | None = None
+        self._memo: dict[tuple, Segmentation | None] = {}
 
     def _whole(self, groups: list[Group]) -> Segmentation | None:
         c = self.solver.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m)
@@ -86,29 +90,48 @@ class AutoValidator:
         best = choose(cands, self.solver.fpr_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
-    def _items(self, items: list[str]) -> Candidate | None:
-        """FMDV-V over the items of list values (strict: every item must conform)."""
-        col = QueryColumn.from_values(items, self.solver.limits)
-        if len({g.labels for g in col.groups}) > MAX_SEQUENCES:
-            return None
-        seg = self._vertical(col.groups)
+    def _solve(self, values: list[str], depth: int) -> Segmentation | None:
+        """The rule of a column: FMDV[-V][-H]; where vertical cuts find nothing, lists and records
+        whose parts are columns solved the same way (``depth`` levels down at most). Parts are solved
+        strictly (no horizontal cut): every item or field of the values kept must conform, or the
+        whole rule would reject them."""
+        key = (tuple(values), depth)
+        if key in self._memo:
+            return self._memo[key]
+        vertical = self.method in ("fmdv-v", "fmdv-vh")
+        horizontal_cut = self.method.endswith("h") and depth == 0
+        result = None
+        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
+        if structured_share(values) >= 1 - (self.theta if horizontal_cut else 0.0):
+            col = QueryColumn.from_values(values, self.solver.limits)
+            solve = self._vertical if vertical else self._whole
+            result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
+            if horizontal_cut:
+                result = self._with_covering(col, result)
+        if result is None and vertical and depth < MAX_DEPTH:
+            result = self._composite(values, depth)
+        self._memo[key] = result
+        return result
+
+    def _part(self, values: list[str], depth: int) -> Candidate | None:
+        """One part of a list or record (items, a head, a field) solved as a column of its own."""
+        seg = self._solve(values, depth)
         if seg is None:
             return None
         covs = [c.coverage for _, _, c in seg.segments if not c.literal]
         return Candidate(seg.pattern, seg.fpr, min(covs)) if covs else None
 
-    def _repetition(self, values: list[str]) -> Segmentation | None:
-        """A repetition rule (``repetition``) for list values; used only where no other rule was found, so
-        a list of fixed length that vertical cuts solve keeps its per-field rule.
-
-        With a horizontal cut, values that are not lists (``N/A``) may be cut within theta."""
+    def _composite(self, values: list[str], depth: int) -> Segmentation | None:
+        """Lists (``repetition``) and records (``records``) where the aligned values have no rule, so a
+        list of fixed length that vertical cuts solve keeps its per-field rule. With a horizontal cut,
+        values that are not lists or records of the majority's form (``N/A``) may be cut within theta."""
+        tol = self.theta if self.method.endswith("h") else 0.0
         pool = [v for v in values if v]
-        if self.method.endswith("h"):
-            lists = [v for v in pool if candidate_separators([v])]
-            if len(lists) >= (1 - self.theta) * len(pool):
-                pool = lists
-        rep = repetition_rule(pool, self._items)
-        return Segmentation([(0, 0, rep)]) if rep is not None else None
+        part = partial(self._part, depth=depth + 1)
+        cands = [c for c in (repetition_rule(pool, part, tol), record_rule(pool, part, tol)) if c is not None]
+        if not cands:
+            return None
+        return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
 
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
@@ -122,22 +145,14 @@ class AutoValidator:
         if rule.train_size == 0:
             rule.reason = "no non-empty values"
             return self
-        vertical = self.method in ("fmdv-v", "fmdv-vh")
-        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
-        if structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
-            result = self._repetition(values) if vertical else None
-            if result is None:
-                rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
-                return self
-        else:
-            col = QueryColumn.from_values(values, self.solver.limits)
-            solve = self._vertical if vertical else self._whole
-            result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
-            if horizontal_cut:
-                result = self._with_covering(col, result)
-            if vertical and result is None:
-                result = self._repetition(values)
-        if result is None:
+        self._memo = {}
+        try:
+            result = self._solve(values, 0)
+        finally:
+            self._memo = {}
+        if result is None and structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
+            rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
+        elif result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))
         else:

@@ -1,77 +1,124 @@
-"""Lists: a column whose values are k items joined by one separator gets a repetition rule.
+"""Lists: a column whose values are items joined by one separator gets a repetition rule.
 
 A value such as ``12#-7#301#…`` (8 to 24 signed numbers) or ``a:1,b:2,c:3`` has as many vertical
 segments as items, and Eq. 8 sums their FPRs, so a list of 24 numbers needs each item's FPR below
 r/24: no index offers that, and the column gets no rule. Such a column is one domain repeated, so it
-is solved as one: the items of all values form a query column, FMDV-V finds the item pattern from
-the index, and the rule is ``ITEM<rep>SEP ITEM</rep>{k-1}`` (``{k-1,}`` when training lists vary in
+is solved as one: the items of all values form a query column, solved against the index like any
+column, and the rule is ``ITEM<rep>SEP ITEM</rep>{k-1}`` (``{k-1,}`` when training lists vary in
 length), with the item pattern's FPR and coverage, as the item domain is what the index measures.
-An optional common wrapper (``[`` … ``]``) is kept literally.
+
+Paths and URLs are lists with a *head* and a *tail* of their own: ``https://host:8443`` then path
+segments, then ``file_12.csv?x=1``; ``\\\\srv01`` then folders. Each of the four forms (no head or
+tail, head, tail, both) is tried, with the head and tail items solved as columns of their own, and
+the rule is ``HEAD<rep>SEP ITEM</rep>{k,}SEP TAIL``; its FPR sums the parts' (Eq. 8). A common
+symbol wrapper (``[`` … ``]``) is kept literally, and a separator that every value starts or ends
+with (``/data/raw``) too.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 
 from lakeindex.fmdv.search import Candidate
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_counts, separator_candidates, split_items
 from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
-MIN_ITEMS = 3  # two separators at least: a pair is a record of two fields, left to vertical cuts
-MAX_SEPARATORS = 3  # candidate separators tried, most frequent first
-_SEPARATORS = "|#,;:_/~\\-."  # not spaces: words joined by spaces are natural language
+MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
+_FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
+
+Solve = Callable[[list[str]], Candidate | None]
 
 
 def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
     """Symbol prefix and suffix every value shares (brackets around the list), never the separator."""
     pre = suf = ""
     first = values[0]
-    if not first[0].isalnum() and first[0] != sep and all(v[0] == first[0] for v in values):
+    if not first[0].isalnum() and first[0] not in sep and all(v[0] == first[0] for v in values):
         pre = first[0]
-    if not first[-1].isalnum() and first[-1] != sep and all(v[-1] == first[-1] and len(v) > 1 for v in values):
+    if not first[-1].isalnum() and first[-1] not in sep and all(v[-1] == first[-1] and len(v) > 1 for v in values):
         suf = first[-1]
     return pre, suf
 
 
-def candidate_separators(values: list[str]) -> list[str]:
-    """Symbols that occur at least ``MIN_ITEMS - 1`` times in every value, most frequent first."""
-    mins: dict[str, int] = {}
-    for ch in _SEPARATORS:
-        counts = [v.count(ch) for v in values]
-        if min(counts) >= MIN_ITEMS - 1:
-            mins[ch] = min(counts)
-    return sorted(mins, key=lambda c: (-mins[c], _SEPARATORS.index(c)))[:MAX_SEPARATORS]
+def list_separators(values: list[str], tol: float = 0.0) -> list[str]:
+    """Separators that cut all values but ``tol`` of them, at least twice for half of them (a list,
+    not a pair), most cuts first."""
+    median = {}
+    for sep in separator_candidates(values, tol):
+        median[sep] = sorted(cut_counts(values, sep))[len(values) // 2]
+    ranked = [s for s in median if median[s] >= MIN_ITEMS - 1]
+    return sorted(ranked, key=lambda s: -median[s])[:MAX_CANDIDATES]
 
 
-def repetition_rule(values: list[str], solve_items: Callable[[list[str]], Candidate | None]) -> Candidate | None:
-    """The best repetition rule over ``values`` (all of them lists), or None.
+def repetition_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candidate | None:
+    """The best repetition rule over ``values``, or None: all values but ``tol`` of them must be lists
+    of the form learned (the others are ad-hoc values a horizontal cut removes).
 
-    ``solve_items`` learns the item pattern of a column of items (FMDV-V against the index).
+    ``solve`` learns the pattern of a column of items (or heads, or tails) from the index.
     """
     values = [v for v in values if v]
     if not values:
         return None
     best: Candidate | None = None
-    for sep in candidate_separators(values):
-        pre, suf = _wrapper(values, sep)
-        bodies = [v[len(pre):len(v) - len(suf)] for v in values]
-        items_per_value = [b.split(sep) for b in bodies]
-        lengths = Counter(len(items) for items in items_per_value)
-        if min(lengths) < MIN_ITEMS or any(not it for items in items_per_value for it in items):
+    for sep in list_separators(values, tol):
+        lists = [v for v in values if len(split_items(v, sep)) > 1]
+        pre, suf = _wrapper(lists, sep)
+        bodies = [v[len(pre):len(v) - len(suf)] for v in lists]
+        split = [split_items(b, sep) for b in bodies]
+        lead = all(s[0] == "" for s in split)
+        trail = all(s[-1] == "" for s in split)
+        split = [s[1 if lead else 0:len(s) - 1 if trail else len(s)] for s in split]
+        if any(not it for s in split for it in s):
             continue
-        item = solve_items([it for items in items_per_value for it in items])
-        if item is None:
-            continue
-        quant = f"{{{min(lengths) - 1}}}" if len(lengths) == 1 else f"{{{min(lengths) - 1},}}"
-        pattern = (escape_literal(pre) + item.pattern + REP_OPEN + escape_literal(sep) + item.pattern
-                   + REP_CLOSE + quant + escape_literal(suf))
-        try:
-            match = compiled(pattern).fullmatch
-        except PatternError:
-            continue  # the item pattern holds the separator: not a list of it
-        if any(match(v) is None for v in values):
-            continue
-        cand = Candidate(pattern, item.fpr, item.coverage)
-        if best is None or cand.fpr < best.fpr:
-            best = cand
+        for heads, tails in _FORMS:
+            cand = _form(split, sep, heads, tails, solve)
+            if cand is None:
+                continue
+            e = escape_literal(sep)
+            pattern = escape_literal(pre) + (e if lead else "") + cand.pattern + (e if trail else "")
+            pattern += escape_literal(suf)
+            try:
+                match = compiled(pattern).fullmatch
+            except PatternError:
+                continue  # an item pattern holds the separator: not a list of it
+            if sum(match(v) is None for v in values) > tol * len(values):
+                continue
+            cand = Candidate(pattern, cand.fpr, cand.coverage)
+            if best is None or cand.fpr < best.fpr:
+                best = cand
     return best
+
+
+def _form(split: list[list[str]], sep: str, heads: int, tails: int, solve: Solve) -> Candidate | None:
+    """The rule of one form (head and tail items or not) over values already cut into items."""
+    mids = [s[heads:len(s) - tails] for s in split]
+    counts = [len(m) for m in mids]
+    lo = min(counts)
+    if lo < (1 if heads else MIN_ITEMS - tails):
+        return None
+    parts: list[Candidate] = []
+    if heads:
+        head = solve([s[0] for s in split])
+        if head is None:
+            return None
+        parts.append(head)
+    item = solve([it for m in mids for it in m])
+    if item is None:
+        return None
+    parts.append(item)
+    tail = None
+    if tails:
+        tail = solve([s[-1] for s in split])
+        if tail is None:
+            return None
+        parts.append(tail)
+    e = escape_literal(sep)
+    reps = lo if heads else lo - 1
+    quant = f"{{{reps}}}" if len(set(counts)) == 1 else f"{{{reps},}}"
+    if heads:
+        pattern = parts[0].pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
+    else:
+        pattern = item.pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
+    if tail is not None:
+        pattern += e + tail.pattern
+    return Candidate(pattern, sum(p.fpr for p in parts), min(p.coverage for p in parts))

@@ -5,11 +5,13 @@ A pattern is a sequence of elements written as in the paper: classes ``<digit>{4
 ``<alphanum>+``, ``<all>``, and literal text. In literals the characters ``\\ < { +`` are escaped with a
 backslash so that every pattern has exactly one string form (the index key) and parses back.
 
-Rules (never index keys) may also hold one *repetition block*, ``<rep>...</rep>{k}``, ``{k,}`` or
+Rules (never index keys) may also hold *repetition blocks*, ``<rep>...</rep>{k}``, ``{k,}`` or
 ``{k,l}``, regex ``(?:...){k}``: a list of items with one separator, ``<digit>+<rep>|<digit>+</rep>{23}``
-for 24 numbers. The block starts with its separator, symbols no other part of the block may hold
+for 24 numbers. A block starts with its separator, symbols no other part of the block may hold
 (and no ``<all>``, no ``<num>`` if the separator has a dot), so each repetition ends where the
-next separator starts and matching cannot backtrack. An optional block may sit inside it.
+next separator starts and matching cannot backtrack. An optional block may sit inside it. A record
+may hold several lists (two path fields), so blocks may follow one another, each with its own
+separator: two blocks of one separator would make their boundary ambiguous.
 Rules may also hold *optional blocks*, ``<opt>...</opt>``, regex ``(?:...)?``:
 a part of the values that some of them lack, such as the sign of ``-12`` among ``34``
 (``<opt>-</opt><digit>+``). Vertical cuts produce them from gaps in the alignment. Blocks do not
@@ -65,7 +67,7 @@ def parse(pattern: str) -> tuple[Element, ...]:
     i, n = 0, len(pattern)
     block = -1  # index in ``out`` of the open optional block, -1 outside one
     rep = -1  # index in ``out`` of the open repetition block
-    seen_rep = False
+    rep_seps: set[str] = set()
     while i < n:
         c = pattern[i]
         if c == "<" and (pattern.startswith(REP_OPEN, i) or pattern.startswith("</rep>", i)):
@@ -73,9 +75,9 @@ def parse(pattern: str) -> tuple[Element, ...]:
                 out.append(Element(None, "".join(lit)))
                 lit.clear()
             if pattern.startswith(REP_OPEN, i):
-                if rep >= 0 or seen_rep or block >= 0:
-                    raise PatternError(f"a second or nested {REP_OPEN} at position {i} in {pattern!r}")
-                rep, seen_rep = len(out), True
+                if rep >= 0 or block >= 0:
+                    raise PatternError(f"a nested {REP_OPEN} at position {i} in {pattern!r}")
+                rep = len(out)
                 out.append(Element("rep"))
                 i += len(REP_OPEN)
             else:
@@ -87,7 +89,11 @@ def parse(pattern: str) -> tuple[Element, ...]:
                         or (hi is not None and not comma):
                     raise PatternError(f"bad repetition count at position {i} in {pattern!r}")
                 out.append(Element("/rep", m.group(0)[len(REP_CLOSE):], lo))
-                _check_repetition(out[rep + 1:-1], pattern)
+                sep = _check_repetition(out[rep + 1:-1], pattern)
+                if sep in rep_seps:
+                    raise PatternError(f"two {REP_OPEN} blocks with the separator {sep!r} in {pattern!r}: "
+                                       "where one ends would be ambiguous")
+                rep_seps.add(sep)
                 rep = -1
                 i = m.end()
         elif c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
@@ -146,14 +152,23 @@ def parse(pattern: str) -> tuple[Element, ...]:
     return tuple(out)
 
 
-def _check_repetition(body: list[Element], pattern: str) -> None:
-    """A repetition body must start with a separator of symbols that nothing else in it can match."""
-    sep = body[0].text if body[0].cls is None else ""
-    if not sep or any(ch.isalnum() for ch in sep):
+def _check_repetition(body: list[Element], pattern: str) -> str:
+    """A repetition body must start with a separator of symbols that nothing else in it can match.
+
+    The separator is the leading symbols of the body's first literal (an item may start with
+    constant text, as in ``<rep>,SKU-<digit>+</rep>``, which the canonical form merges into it)."""
+    first = body[0].text if body[0].cls is None else ""
+    n = 0
+    while n < len(first) and not first[n].isalnum():
+        n += 1
+    sep = first[:n]
+    if not sep:
         raise PatternError(f"a {REP_OPEN} block must start with a separator of symbols in {pattern!r}")
-    for e in body[1:]:
+    rest = ([Element(None, first[n:])] if first[n:] else []) + body[1:]
+    for e in rest:
         if e.cls == "all" or (e.cls == "num" and "." in sep) or (e.cls is None and set(e.text) & set(sep)):
             raise PatternError(f"the separator {sep!r} of a {REP_OPEN} block must not recur inside it in {pattern!r}")
+    return sep
 
 
 def format_elements(elements: tuple[Element, ...] | list[Element]) -> str:

@@ -1,0 +1,75 @@
+"""Records: values made of a fixed number of fields joined by one separator, each field its own column.
+
+Vertical cuts (§3) align the values' tokens and cut them into segments of at most tau tokens. When a
+field varies in structure from value to value (a path of 3 to 8 folders, a signed number written
+``|-12`` where others have ``|34``, a time zone ``Z`` or ``+05:30``), the alignment of the whole
+value has gaps in several places, and no segmentation is feasible. A record cut applies the same
+idea one level up: a separator that cuts every value the same number of times (``|`` in
+``uuid|ORD-12|/a/b/c``) splits the column into field columns, each solved like a column of its own
+(vertical and horizontal cuts, lists, nested records), and the rule is the fields' rules joined by
+the separator. Its FPR is the sum of the fields' (the paper's pessimistic Eq. 8) and its coverage the
+smallest of theirs.
+
+Separators are tried rarest first (the top level of a record cuts least often), at most three.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from lakeindex.fmdv.search import Candidate
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_counts, separator_candidates, split_items
+from lakeindex.patterns.pattern import PatternError, compiled, escape_literal
+
+MAX_FIELDS = 16
+
+Solve = Callable[[list[str]], Candidate | None]
+
+
+def record_separators(values: list[str], tol: float = 0.0) -> list[tuple[str, int]]:
+    """Separators that cut all values but ``tol`` of them the same number of times (1 to
+    MAX_FIELDS - 1), rarest first, with that number."""
+    found = []
+    for sep in separator_candidates(values, tol):
+        counts = Counter(cut_counts(values, sep))
+        n, share = counts.most_common(1)[0]
+        if 1 <= n < MAX_FIELDS and share >= (1 - tol) * len(values):
+            found.append((n, -len(sep), sep))
+    return [(s, n) for n, _, s in sorted(found)[:MAX_CANDIDATES]]
+
+
+def record_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candidate | None:
+    """The best record rule over ``values``, or None: all values but ``tol`` of them must be records
+    of the form learned (the others are ad-hoc values a horizontal cut removes).
+
+    ``solve`` learns the pattern of one field column from the index.
+    """
+    values = [v for v in values if v]
+    if not values:
+        return None
+    best: Candidate | None = None
+    for sep, cuts in record_separators(values, tol):
+        rows = [r for r in (split_items(v, sep) for v in values) if len(r) == cuts + 1]
+        fields: list[Candidate] = []
+        for f in range(len(rows[0])):
+            column = [r[f] for r in rows]
+            cand = solve(column) if all(column) else None
+            if cand is None:
+                break
+            fields.append(cand)
+        else:
+            pattern = escape_literal(sep).join(c.pattern for c in fields)
+            try:
+                match = compiled(pattern).fullmatch
+            except PatternError:
+                continue  # two list fields with one separator, or too long
+            if sum(match(v) is None for v in values) > tol * len(values):
+                continue
+            indexed = [c.coverage for c in fields if not c.literal]
+            if not indexed:
+                continue  # nothing the index backs
+            cand = Candidate(pattern, sum(c.fpr for c in fields), min(indexed))
+            if best is None or cand.fpr < best.fpr:
+                best = cand
+    return best
