@@ -22,6 +22,9 @@ intersection of their shapes' constant-free template sets.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import lru_cache
+
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
@@ -49,13 +52,17 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
     lengths = {len(sub) for sub, _, _ in entries}
     if len(lengths) == 1:
         n = lengths.pop()
-        for level in (0, 1, 2, 3, 4):
-            per_pos = _per_position(entries, n, level)
-            if per_pos is None:
-                break
-            nconst = max_constants if level <= 1 else 0
-            if level == 4 or _count(per_pos, nconst) <= budget:
-                return _expand(per_pos, nconst)
+        starts = [_slot_starts(sub) for sub, _, _ in entries]
+
+        def column(p: int, level: int) -> frozenset[Alternative] | None:
+            parts = {(sub[p], common[st[p]:st[p] + _nslots(sub[p])], hexable[st[p]:st[p] + _nslots(sub[p])])
+                     for (sub, common, hexable), st in zip(entries, starts, strict=True)}
+            decimal = all(is_decimal_at(sub, p) for sub, _, _ in entries)
+            return column_alternatives(list(parts), decimal, level)
+
+        found = hypotheses(column, n, max_constants, budget)
+        if found is not None:
+            return found
     free: set[str] | None = None
     for sub, _, _ in entries:
         f = set(shape_templates(sub, max_constants, budget)[0])
@@ -63,45 +70,69 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
     return sorted(free or ())
 
 
-def _per_position(entries: list[tuple], n: int, level: int) -> list[list[Alternative]] | None:
-    """Per part: the alternatives every entry offers (None if the entries' layouts differ)."""
-    out: list[list[Alternative]] = []
-    starts = [_slot_starts(sub) for sub, _, _ in entries]
-    for p in range(n):
-        first = entries[0][0][p]
-        if isinstance(first, str):
-            if any(sub[p] != first for sub, _, _ in entries):
+def hypotheses(column: Callable[[int, int], frozenset[Alternative] | None], n: int, max_constants: int,
+               budget: int) -> list[str] | None:
+    """Every pattern of one alternative per column ``0..n-1`` (``column(p, level)``), at the finest
+    level whose count fits ``budget``; None when the columns do not share one layout."""
+    for level in (0, 1, 2, 3, 4):
+        per_pos = []
+        for p in range(n):
+            alts = column(p, level)
+            if alts is None:
                 return None
-            out.append([(escape_literal(first), 0, 1)])
-            continue
-        if any(isinstance(sub[p], str) for sub, _, _ in entries):
+            per_pos.append(sorted(alts))
+        nconst = max_constants if level <= 1 else 0
+        if level == 4 or _count(per_pos, nconst) <= budget:
+            return _expand(per_pos, nconst)
+    return None
+
+
+def column_alternatives(parts: list[tuple[object, tuple, tuple]], decimal: bool,
+                        level: int) -> frozenset[Alternative] | None:
+    """The alternatives of one aligned position given its distinct parts (with the constants and hex
+    flags all their values agree on): a shared symbol literally, or the words' common classes (None if
+    symbols differ or mix with words)."""
+    first = parts[0][0]
+    if isinstance(first, str):
+        if any(p != first for p, _, _ in parts):
             return None
-        decimal = all(is_decimal_at(sub, p) for sub, _, _ in entries)
-        inter: set[Alternative] | None = None
-        hex_word, hex_ok, lengths = False, True, set()
-        for (sub, common, hexable), st in zip(entries, starts, strict=True):
-            part = sub[p]
-            s0 = st[p]
-            alts: set[Alternative] = set()
-            for text, rel, step in part_alternatives(part, decimal, level):
-                if rel:
-                    consts = tuple(common[s0 + r] for r in rel)
-                    if None in consts:
-                        continue
-                    alts.add((text % consts, len(rel), step))
-                else:
-                    alts.add((text % (), 0, step))
-            inter = alts if inter is None else inter & alts
-            hex_word = hex_word or is_hex_word(part)
-            hex_ok = hex_ok and all(hexable[s0:s0 + len(part)])
-            lengths.add(sum(k for _, k in part))
-        assert inter is not None
-        if hex_word and hex_ok:
-            if len(lengths) == 1 and level <= 2:
-                inter.add((fixed("hex", lengths.pop()), 0, 1))
-            inter.add((plus("hex"), 0, 1))
-        out.append(sorted(inter))
-    return out
+        return frozenset({(escape_literal(first), 0, 1)})
+    if any(isinstance(p, str) for p, _, _ in parts):
+        return None
+    inter: frozenset[Alternative] | None = None
+    hex_word, hex_ok, lengths = False, True, set()
+    for part, common, hexable in parts:
+        alts = _alternatives(part, common, decimal, level)
+        inter = alts if inter is None else inter & alts
+        hex_word = hex_word or is_hex_word(part)
+        hex_ok = hex_ok and all(hexable)
+        lengths.add(sum(k for _, k in part))
+    assert inter is not None
+    if hex_word and hex_ok:
+        extra = {(plus("hex"), 0, 1)}
+        if len(lengths) == 1 and level <= 2:
+            extra.add((fixed("hex", lengths.pop()), 0, 1))
+        inter = inter | extra
+    return inter
+
+
+def _nslots(part: object) -> int:
+    return 0 if isinstance(part, str) else len(part)
+
+
+@lru_cache(maxsize=65536)
+def _alternatives(part: tuple, common: tuple, decimal: bool, level: int) -> frozenset[Alternative]:
+    """A part's alternatives, constants filled in where every value agrees on them (others dropped)."""
+    alts: set[Alternative] = set()
+    for text, rel, step in part_alternatives(part, decimal, level):
+        if rel:
+            consts = tuple(common[r] for r in rel)
+            if None in consts:
+                continue
+            alts.add((text % consts, len(rel), step))
+        else:
+            alts.add((text % (), 0, step))
+    return frozenset(alts)
 
 
 def _slot_starts(sub: tuple) -> list[int]:

@@ -24,11 +24,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from threading import Lock
+from typing import TYPE_CHECKING
 
-from lakeindex.fmdv.hypotheses import SegmentPart, segment_hypotheses, segment_key
+from lakeindex.fmdv.hypotheses import SegmentPart, hypotheses, segment_hypotheses, segment_key
 from lakeindex.index.store import IndexReader, PatternStats
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import escape_literal, generality
+
+if TYPE_CHECKING:
+    from lakeindex.fmdv.alignment import Alignment
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,36 @@ class SegmentSolver:
         """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""
         return [Candidate(s.pattern, s.fpr, s.coverage) for s in self.lookup(patterns)
                 if s is not None and s.fpr <= r and s.coverage >= m]
+
+    def solve_columns(self, al: Alignment, s: int, e: int, r: float,
+                      m: int) -> tuple[Candidate | None, frozenset | None]:
+        """Best pattern for aligned columns [s, e) of a query column, and the layouts that lack them
+        (None when every value has them: the segment is not optional)."""
+        ranges = al.ranges(s, e)
+        present = [(lay, i, j) for lay, i, j in ranges if i < j]
+        if not present:
+            return None, None
+        absent = None if len(present) == len(ranges) else frozenset(id(lay) for lay, i, j in ranges if i >= j)
+        tau = self.limits.tau
+        if any(lay.widest(i, j) > tau for lay, i, j in present):
+            return None, absent  # too wide to be indexed
+        if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
+            # values of several layouts inside the segment: solved over their shapes
+            return self.solve([(g, i, j) for lay, i, j in present for g in lay.groups], r, m), absent
+        if all(al.is_symbol(c) for c in range(s, e)):
+            text = "".join(next(iter(al.signature(c)[0]))[0] for c in range(s, e))
+            return Candidate(escape_literal(text), 0.0, 0, literal=True), absent
+        key = (tuple(al.signature(c) for c in range(s, e)), r, m)
+        cands = self._feasible.get(key)
+        if cands is None:
+            hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants,
+                              self.limits.max_templates)
+            cands = self.feasible(hyps or [], r, m)
+            with self._lock:
+                if len(self._feasible) > self.cache_entries // 10:
+                    self._feasible.clear()
+                self._feasible[key] = cands
+        return choose(cands, self.fpr_slack), absent
 
     def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
         """Best pattern for the sub-column made of ``parts`` (None if infeasible)."""

@@ -21,7 +21,7 @@ alive at once (131,072 with the defaults), whatever the column.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from typing import Protocol
 
 Members = list[tuple[tuple[str, ...], int]]  # (slot texts, weight) of distinct values of one shape
@@ -207,3 +207,48 @@ def _split(members: Members, slots: tuple[int, ...]) -> list[tuple[tuple[str, ..
             lst.append(m)
             weight[consts] += m[1]
     return [(c, by[c], w) for c, w in weight.items()]
+
+
+def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[tuple[str, ...], dict]],
+               floor: float, const_floor: float) -> dict[str, int]:
+    """The same counts as :func:`count_patterns`, summed shape by shape from each shape's templates
+    (``templates(shape)`` gives constant-free patterns and %-formats per constant slot set, cached
+    across columns). Cheaper when a column has few shapes, or shapes already seen.
+
+    A constant text can only be part of a kept pattern if the values carrying it, anywhere, reach
+    the constant floor; other texts (the digits of a million IDs) are never instantiated.
+    """
+    const_floor = max(floor, const_floor)
+    carried: dict[str, int] = {}
+    for members in groups.values():
+        for slots, w in members:
+            for t in set(slots):
+                carried[t] = carried.get(t, 0) + w
+    counts: dict[str, int] = {}
+    consts: dict[str, int] = {}
+    get, cget = counts.get, consts.get
+    for shape, members in groups.items():
+        free, by_slots = templates(shape)
+        wsum = sum(w for _, w in members)
+        for p in free:
+            counts[p] = get(p, 0) + wsum
+        if not by_slots:
+            continue
+        nslots = len(members[0][0])
+        # per slot, the texts that may stay constant: slot sets holding a slot without any are skipped
+        ok = [{slots[j] for slots, _ in members if carried[slots[j]] >= const_floor} for j in range(nslots)]
+        for slot_set, fmts in by_slots.items():
+            if not all(ok[j] for j in slot_set):
+                continue
+            combos: dict[tuple[str, ...], int] = {}
+            for slots, w in members:
+                key = tuple(slots[j] for j in slot_set)
+                if all(t in ok[j] for t, j in zip(key, slot_set, strict=True)):
+                    combos[key] = combos.get(key, 0) + w
+            for key, n in combos.items():
+                for f in fmts:
+                    p = f % key
+                    consts[p] = cget(p, 0) + n
+    out = {p: n for p, n in counts.items() if n >= floor and n > 0}
+    out.update((p, n) for p, n in consts.items() if n >= const_floor)
+    return out

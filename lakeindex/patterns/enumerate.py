@@ -45,10 +45,14 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from lakeindex.patterns.counting import count_patterns
-from lakeindex.patterns.templates import MAX_TAU, HierarchyOptions, shape_templates
+from lakeindex.patterns.counting import count_patterns, sum_counts
+from lakeindex.patterns.templates import MAX_TAU, HierarchyOptions, shape_size, shape_templates
 from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, analyze
 from lakeindex.patterns.windows import WINDOW_WORDS, window_counts
+
+# a column whose shapes have at most this many templates in all is summed shape by shape (templates
+# cached across columns); beyond it, the pruned walk does less work (lakeindex.patterns.counting)
+DIRECT_TEMPLATES = 600000
 
 
 @dataclass(frozen=True)
@@ -154,7 +158,11 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
         ranked = sorted(groups.items(), key=lambda kv: -sum(w for _, w in kv[1]))
         groups = dict(ranked[: limits.max_shapes])
 
-    counts = count_patterns(groups, HierarchyOptions(limits.max_constants, limits.max_templates), floor, const_floor)
+    maxc, budget = limits.max_constants, limits.max_templates
+    if sum(shape_size(shape, maxc, budget) for shape in groups) <= DIRECT_TEMPLATES:
+        counts = sum_counts(groups, lambda shape: shape_templates(shape, maxc, budget), floor, const_floor)
+    else:
+        counts = count_patterns(groups, HierarchyOptions(maxc, budget), floor, const_floor)
     nwide = sum(w for _, w in wide_list)
     wide += nwide
     if wide_list and limits.window_edge and nwide + unlisted >= floor:

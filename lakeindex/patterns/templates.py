@@ -148,6 +148,17 @@ def shape_level(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET)
     return level
 
 
+def shape_size(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> int:
+    """How many templates a shape has at its level (at most ``budget``), without listing them."""
+    key = ("size", shape, max_constants, budget)
+    hit = _LEVEL_CACHE.get(key)
+    if hit is None:
+        nconst, opts = part_options(shape, max_constants, budget)
+        hit = count_templates(opts, nconst)
+        _LEVEL_CACHE.put(key, hit, 1)
+    return hit
+
+
 def part_options(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> tuple[int, list[list[Option]]]:
     """Per-part options of a shape (absolute slot indices) at its level, and the constant slots allowed."""
     level = shape_level(shape, max_constants, budget)
