@@ -6,10 +6,10 @@ import random
 import re
 
 from lakeindex.patterns import EnumerationLimits, column_patterns, matches
-from lakeindex.patterns.templates import shape_templates, template_count
-from lakeindex.patterns.windows import value_windows, window_parts
 from lakeindex.patterns.template_cache import WeightedLRU
+from lakeindex.patterns.templates import shape_templates, template_count
 from lakeindex.patterns.tokens import analyze
+from lakeindex.patterns.windows import value_windows, window_parts
 
 
 def test_shapes_beyond_the_budget_get_a_bounded_subset_of_the_exact_hierarchy():

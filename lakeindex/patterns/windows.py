@@ -36,7 +36,6 @@ import zlib
 from collections import Counter
 from itertools import product
 
-from lakeindex.patterns.counting import count_patterns
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
 from lakeindex.patterns.template_cache import WeightedLRU
@@ -50,7 +49,6 @@ _WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _OPTIONS = WeightedLRU(200_000)
 _PATTERNS = WeightedLRU(1_000_000)
-DIRECT_SHAPES = 4  # windows of at most this many sub-shapes sum cached per-shape patterns; more: the pruned walk
 
 # window word kinds
 W_DIGIT, W_UPPER, W_LOWER, W_MIXED, W_ALNUM = "d", "u", "l", "m", "a"
@@ -136,44 +134,30 @@ def word_options(kind: str, k: int, hexable: bool, hex_context: bool) -> list[st
     return out + [fixed("alphanum", k), plus("alphanum")]
 
 
-class WindowOptions:
-    """Option source of the counting walk for one window: the coarse ladder, no constants."""
-
-    def __init__(self, hex_context: tuple[bool, ...]) -> None:
-        self.hex_context = hex_context
-
-    def shape_info(self, sub: tuple) -> tuple[list, list[int], int]:
-        keys = []
-        w = 0
-        for part in sub:
-            if isinstance(part, str):
-                keys.append(part)
-            else:
-                keys.append((part, self.hex_context[w]))
-                w += 1
-        return keys, [0] * len(sub), 0
-
-    def options(self, key: object) -> list:
-        hit = _OPTIONS.get(key)
-        if hit is None:
-            if isinstance(key, str):
-                text = escape_literal(key)
-                hit = [(text, text.replace("%", "%%"), (), 1)]
-            else:
-                (kind, k, hexable), ctx = key
-                hit = [(o, o, (), 1) for o in word_options(kind, k, hexable, ctx)]
-            _OPTIONS.put(key, hit, len(hit))
-        return hit
+def _word_ladder(key: tuple) -> list[str]:
+    hit = _OPTIONS.get(key)
+    if hit is None:
+        kind, k, hexable, ctx = key
+        hit = word_options(kind, k, hexable, ctx)
+        _OPTIONS.put(key, hit, len(hit))
+    return hit
 
 
 def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
-    """Every pattern of a window sub-shape (the product of its parts' ladders), cached."""
+    """Every pattern of a window sub-shape (the product of its parts' ladders), cached. At most
+    ``5 ** max_words`` per sub-shape (125 for 3 words), so windows are summed, not walked."""
     key = (sub, hex_context)
     hit = _PATTERNS.get(key)
     if hit is None:
-        source = WindowOptions(hex_context)
-        keys = source.shape_info(sub)[0]
-        hit = tuple("".join(combo) for combo in product(*[[o[0] for o in source.options(k)] for k in keys]))
+        ladders = []
+        w = 0
+        for part in sub:
+            if isinstance(part, str):
+                ladders.append([escape_literal(part)])
+            else:
+                ladders.append(_word_ladder((*part, hex_context[w])))
+                w += 1
+        hit = tuple("".join(combo) for combo in product(*ladders))
         _PATTERNS.put(key, hit, len(hit))
     return hit
 
@@ -194,13 +178,22 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     ranked = sorted(values, key=lambda vw: (-vw[1], _tie_break(vw[0])))
     sample = ranked[:MAX_WINDOWED_VALUES]
     memo: dict[str, object] = {}
-    parts = [window_parts(v, memo) for v, _, _ in sample]
-    if not structured([(p, w) for p, (_, w, wide) in zip(parts, sample, strict=True) if wide]):
+    # values of one layout of word kinds and lengths cut alike: cut each layout once, with its weight
+    layouts: dict[tuple, list[int]] = {}
+    for v, w, wide in sample:
+        parts = window_parts(v, memo)
+        hit = layouts.get(parts)
+        if hit is None:
+            layouts[parts] = [w, w if wide else 0]
+        else:
+            hit[0] += w
+            hit[1] += w if wide else 0
+    if not structured([(p, ww) for p, (_, ww) in layouts.items() if ww]):
         return {}
     listed = sum(vw[1] for vw in values) + unlisted
     scale = listed / sum(vw[1] for vw in sample)
     windows: dict[tuple, dict[tuple, int]] = {}
-    for p, (_, w, _) in zip(parts, sample, strict=True):
+    for p, (w, _) in layouts.items():
         for key, sub in value_windows(p, tau, edge, max_words):
             shapes = windows.get(key)
             if shapes is None:
@@ -209,29 +202,28 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
                 shapes[sub] = shapes.get(sub, 0) + w
     out: dict[str, int] = {}
     seen: set[frozenset] = set()
+    sample_floor = floor / scale
     # a window's counts depend only on its shapes' weights and hex context: windows of equal signatures
     # (list items at every position, a fixed-width value seen from either end) count once
     for shapes in windows.values():
         if len(shapes) > WINDOW_SHAPES:
             shapes = dict(sorted(shapes.items(), key=lambda kv: -kv[1])[:WINDOW_SHAPES])
         sig = frozenset(shapes.items())
-        if sig in seen:
+        if sig in seen or sum(shapes.values()) < sample_floor:
             continue
         seen.add(sig)
         ctx = _hex_context(shapes)
-        if len(shapes) <= DIRECT_SHAPES:
-            counts: dict[str, int] = {}
-            for sub, w in shapes.items():
-                for p in _sub_patterns(sub, ctx):
-                    counts[p] = counts.get(p, 0) + w
-        else:
-            groups = {sub: [((), w)] for sub, w in shapes.items()}
-            counts = count_patterns(groups, WindowOptions(ctx), floor / scale, float("inf"))
+        counts: dict[str, int] = {}
+        cget = counts.get
+        for sub, w in shapes.items():
+            for p in _sub_patterns(sub, ctx):
+                counts[p] = cget(p, 0) + w
         get = out.get
         for p, n in counts.items():
-            n = min(total, round(n * scale))
-            if n >= floor and n > get(p, 0):
-                out[p] = n
+            if n >= sample_floor:
+                n = min(total, round(n * scale))
+                if n >= floor and n > get(p, 0):
+                    out[p] = n
     return out
 
 
