@@ -141,7 +141,8 @@ def test_column_counts_equal_brute_force_on_constant_free_patterns():
                           f"{rng.choice(['en', 'fr'])}-{rng.choice(['us', 'US', 'gb'])}", "N/A", "-",
                           f"{rng.randint(1, 99)}.{rng.randint(1, 99)}.{rng.randint(0, 9)}.{rng.randint(1, 99)}"])
               for _ in range(400)]
-    limits = EnumerationLimits(min_share=0)  # the paper's Definition 7: any matching value counts
+    # the paper's Definition 7 (any matching value counts), every distinct value enumerated (no sampling)
+    limits = EnumerationLimits(min_share=0, max_distinct=0)
     cp = column_patterns(values, limits=limits)
     exact = brute_force_counts(values, limits)
     free = {p: c for p, c in exact.items()
@@ -263,7 +264,7 @@ def test_hex_column_counts_equal_brute_force():
     rng = random.Random(11)
     values = [rng.choice([f"{rng.getrandbits(28):07x}", f"v{rng.randint(1, 9)}.{rng.randint(0, 9)}",
                           f"{rng.getrandbits(16):04X}-{rng.randint(0, 99)}"]) for _ in range(300)]
-    limits = EnumerationLimits(min_share=0)
+    limits = EnumerationLimits(min_share=0, max_distinct=0)
     cp = column_patterns(values, limits=limits)
     exact = brute_force_counts(values, limits)
     for p, c in exact.items():

@@ -46,6 +46,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from lakeindex.patterns.counting import count_patterns, sum_counts
+from lakeindex.patterns.sampling import MAX_DISTINCT, priority_sample
 from lakeindex.patterns.templates import MAX_TAU, HierarchyOptions, shape_size, shape_templates
 from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, analyze
 from lakeindex.patterns.windows import WINDOW_WORDS, window_counts
@@ -68,11 +69,12 @@ class EnumerationLimits:
     window_edge: int = 8
     max_templates: int = 8192
     window_words: int = WINDOW_WORDS
+    max_distinct: int = MAX_DISTINCT
 
     def __post_init__(self) -> None:
         for name, lo in (("tau", 1), ("max_subruns", 1), ("max_constants", 0),
                          ("const_share", 1), ("max_shapes", 1), ("min_share", 0), ("window_edge", 0),
-                         ("max_templates", 256), ("window_words", 2)):
+                         ("max_templates", 256), ("window_words", 2), ("max_distinct", 0)):
             if getattr(self, name) < lo:
                 raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
         if self.tau > MAX_TAU:
@@ -135,6 +137,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     wide_values = list(wide_values or ())
     wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
     total = sum(weights) + sum(wide_weights) + wide
+    values, weights = priority_sample(values, weights, limits.max_distinct)
     groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
     listed: list[tuple[str, int, bool]] = []
     wide_list: list[tuple[str, int]] = []
@@ -171,4 +174,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
                                   limits.window_words).items():
             if n > get(p, 0):
                 counts[p] = n
+    if len(weights) and isinstance(weights[0], float):  # estimated weights (sampled column)
+        counts = {p: min(total, round(n)) for p, n in counts.items()}
+        wide = min(total, round(wide))
     return ColumnPatterns(counts, total, wide)

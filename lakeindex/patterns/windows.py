@@ -40,7 +40,7 @@ from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
 from lakeindex.patterns.template_cache import WeightedLRU
 
-MAX_WINDOWED_VALUES = 256  # distinct values per column cut into windows (heaviest first; counts scaled)
+MAX_WINDOWED_VALUES = 128  # distinct values per column cut into windows (heaviest first; counts scaled)
 MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
 WINDOW_SHAPES = 64  # heaviest sub-shapes kept per window
 WINDOW_WORDS = 3
