@@ -97,13 +97,16 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
                 for literal, _, _, _ in options(gkey):
                     if literal is not None:
                         bound[literal] = bound.get(literal, 0) + gw
+            # a constant's weight is merged over every group of the state (``1`` of ``1.5`` and of ``1.x``):
+            # only the state's whole weight bounds it
+            const_ok = sum(weights.values()) >= const_floor
             const_opts: list[tuple[str, tuple[int, ...], int, list[Thread]]] = []
             for gkey, chunks in state.groups.items():
                 threads: list[Thread] | None = None
                 advanced: dict[int, tuple[dict[Hashable, tuple[list[Thread], int]], list]] = {}
                 for literal, fmt, rel, step in options(gkey):
                     if literal is None:
-                        if weights[gkey] >= const_floor:
+                        if const_ok:
                             if threads is None:
                                 threads = [t for chunk, _ in chunks for t in chunk]
                             const_opts.append((fmt, rel, step, threads))

@@ -1,0 +1,391 @@
+"""Composite values: splitting at separators, list and record rules, repetition syntax, hex positions.
+
+Covers lakeindex.fmdv.split, lakeindex.fmdv.repetition, lakeindex.fmdv.records (directly with a
+hand-written item solver, and end to end through AutoValidator on a small in-memory index),
+repetition blocks of lakeindex.patterns.pattern, and the hex compatibility of
+lakeindex.fmdv.hypotheses.column_alternatives. Every expectation is written out by hand from the
+modules' documented semantics.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from lakeindex.fmdv.column import QueryColumn
+from lakeindex.fmdv.hypotheses import column_alternatives, segment_hypotheses, segment_key
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.records import record_rule, record_separators
+from lakeindex.fmdv.repetition import list_separators, repetition_rule
+from lakeindex.fmdv.search import Candidate
+from lakeindex.fmdv.split import cut_counts, separator_candidates, split_items
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader
+from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.patterns.pattern import PatternError, format_elements, matches, parse, to_regex
+from lakeindex.patterns.tokens import analyze
+
+# ---------------------------------------------------------------------------------------------------
+# split.py
+
+
+@pytest.mark.parametrize("value,sep,items", [
+    ("a|b|c", "|", ["a", "b", "c"]),
+    ("a||b", "|", ["a||b"]),  # a run holding the separator twice is part of an item
+    ("a|-|b", "|", ["a|-|b"]),  # ... and so is "|-|" (two separators in one run)
+    ("12#-7", "#", ["12", "-7"]),  # cut once inside "#-": the sign stays with its item
+    ("{A}|{B}", "|", ["{A}", "{B}"]),  # "}|{": the brackets go left and right
+    ("a-|-b", "|", ["a-", "-b"]),
+    ("C:\\data", "\\", ["C:", "data"]),
+    ("http://x/y", "/", ["http://x", "y"]),  # "://" holds "/" twice: no cut inside it
+    ("\\\\srv\\a", "\\", ["\\\\srv", "a"]),  # UNC prefix "\\" is not cut at "\"
+    ("a::b::c", "::", ["a", "b", "c"]),  # multi-character separator
+    ("a:::b", "::", ["a:::b"]),  # the run has a ":" left over, a separator character: no cut
+    ("|a|b", "|", ["", "a", "b"]),  # a leading separator gives an empty first item
+    ("a|", "|", ["a", ""]),
+    ("ab", "|", ["ab"]),  # no cut: the value itself
+])
+def test_split_items_cuts_only_where_the_separator_stands_alone(value, sep, items):
+    """Run-aware splitting as the split module docstring defines it (expected items by hand)."""
+    assert split_items(value, sep) == items
+    # every cut removes exactly one separator, so joining the items back gives the value
+    assert sep.join(items) == value
+
+
+def test_cut_counts_counts_cuts_not_occurrences():
+    """cut_counts is the number of cuts: "a||b" contains "|" twice but is cut nowhere."""
+    assert cut_counts(["a|b|c", "a", "a||b", "1|2||3"], "|") == [2, 0, 0, 1]
+
+
+@pytest.mark.parametrize("values,tol,expected", [
+    (["1#2#3", "4#5"], 0.0, ["#"]),
+    (["k:v;k:v", "a:b;c:d;e:f"], 0.0, [";", ":"]),  # single symbols in the module's trial order
+    (["a::b::c", "x::y"], 0.0, ["::"]),  # ":" never cuts "::"; the run of the longest value does
+    (["a||b", "c||d"], 0.0, ["||"]),
+    (["http://a/b", "http://c/d/e"], 0.0, [":", "/", "://"]),  # ":" cuts "://" once (rest "//")
+    (["a b c", "d e"], 0.0, []),  # spaces are never separators (natural language)
+    (["1|2", "3|4", "5|6", "N/A"], 0.0, []),  # "|" misses N/A, "/" cuts only N/A
+    (["1|2", "3|4", "5|6", "N/A"], 0.25, ["|"]),  # one value in four may miss it
+    ([], 0.0, []),
+])
+def test_separator_candidates(values, tol, expected):
+    """Candidates are the symbols (and longer symbol runs of the longest value) that cut all values
+    but ``tol`` of them at least once; expected lists worked out by hand."""
+    assert separator_candidates(values, tol) == expected
+
+
+# ---------------------------------------------------------------------------------------------------
+# repetition.py and records.py with a hand-written solver
+
+# The solver a list or record rule asks for each part column: the first of these patterns that
+# every value of the column matches, with a made-up FPR and coverage (None when none fits).
+STUB = [("<digit>+", 0.01, 50), ("<lower>+", 0.01, 40), ("<lower>+.csv", 0.02, 10), ("ids=<digit>+", 0.02, 5),
+        ("<digit>{4}-<digit>{2}-<digit>{2}", 0.01, 30), ("<upper>+-<digit>+", 0.02, 20),
+        ("<opt>-</opt><digit>+", 0.03, 25)]
+
+
+def stub_solve(column: list[str]) -> Candidate | None:
+    for pattern, fpr, cov in STUB:
+        if all(matches(pattern, v) for v in column):
+            return Candidate(pattern, fpr, cov)
+    return None
+
+
+def test_a_wrapped_list_keeps_its_brackets_and_repeats_the_item():
+    """Lists of 3-4 numbers in [ ]: form ITEM<rep>SEP ITEM</rep>{k-1,} with k = 3 (the shortest),
+    the wrapper kept literally; head or tail forms add a part's FPR, so the plain form (0.01) wins."""
+    values = ["[1,22,333]", "[4,5,6,7]", "[8,9,10]"]
+    assert list_separators(values) == [","]
+    cand = repetition_rule(values, stub_solve)
+    assert cand == Candidate("[<digit>+<rep>,<digit>+</rep>{2,}]", 0.01, 50)
+    accept = ["[0,0,0]", "[1,2,3,4,5,6,7,8,9]"]
+    reject = ["[1,2]", "1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[-1,2,3]", "[1,,2,3]"]
+    assert [v for v in accept if not matches(cand.pattern, v)] == []
+    assert [v for v in reject if matches(cand.pattern, v)] == []
+
+
+def test_a_list_with_a_head_gets_the_head_pattern_before_the_block():
+    """ids=3|4|5: "ids=3" is not an item, so only the head forms fit; head + items (FPR 0.02 + 0.01)
+    beats head + items + tail (0.04). Two to three items follow the head: {2,}."""
+    values = ["ids=3|4|5", "ids=10|2|7|8"]
+    assert list_separators(values) == ["|"]  # "=" cuts once: a pair, not a list
+    cand = repetition_rule(values, stub_solve)
+    assert cand == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
+    accept = ["ids=7|8|9", "ids=100|2|3|4|5|6"]
+    reject = ["ids=7|8", "ids=7|x|9", "ids=7,8,9", "ids:7|8|9", "=7|8|9", "ids=|7|8", "ID=7|8|9"]
+    assert [v for v in accept if not matches(cand.pattern, v)] == []
+    assert [v for v in reject if matches(cand.pattern, v)] == []
+
+
+def test_a_path_keeps_its_leading_separator_and_gets_a_tail():
+    """/dir/.../name.csv: every value starts with "/", kept literally; the file name is a tail
+    (items + tail, FPR 0.01 + 0.02, beats head + items + tail, 0.04); at least two folders."""
+    values = ["/data/raw/report.csv", "/srv/a/b/notes.csv", "/x/y/z.csv"]
+    assert list_separators(values) == ["/"]
+    cand = repetition_rule(values, stub_solve)
+    assert cand == Candidate("/<lower>+<rep>/<lower>+</rep>{1,}/<lower>+.csv", 0.03, 10)
+    accept = ["/a/b/c.csv", "/a/b/c/d/e/f.csv"]
+    reject = ["/a/c.csv", "a/b/c.csv", "/a/b/c.txt", "/a/B/c.csv", "/a//b/c.csv", "/a/b/c.csv/"]
+    assert [v for v in accept if not matches(cand.pattern, v)] == []
+    assert [v for v in reject if matches(cand.pattern, v)] == []
+
+
+def test_a_list_rule_tolerates_ad_hoc_values_only_within_tol():
+    """N/A among three lists: with tol 0 no separator cuts every value, so no rule; with one value
+    in four allowed off-form, the list rule is learned from the other three."""
+    values = ["1,2,3", "4,5,6", "7,8,9", "N/A"]
+    assert repetition_rule(values, stub_solve) is None
+    assert repetition_rule(values, stub_solve, tol=0.25) == Candidate("<digit>+<rep>,<digit>+</rep>{2}", 0.01, 50)
+
+
+def test_pairs_are_not_lists():
+    """Two items is a record of two fields: a list needs two cuts for the median value."""
+    assert list_separators(["1,2", "3,4", "5,6,7"]) == []
+    assert repetition_rule(["1,2", "3,4", "5,6,7"], stub_solve) is None
+
+
+RECORDS = ["2024-01-02|ABC-12|ok", "2023-11-30|XY-7|fail", "2022-05-06|QRS-100|ok"]
+
+
+def test_a_record_is_cut_at_its_rarest_consistent_separator():
+    """"|" cuts every value twice and "-" three times (date and code): both are consistent, "|"
+    (fewer cuts) first. Cut at "-", the first field "2024" fits no solver pattern, so the record
+    rule is the fields' rules joined by "|", FPR summed (0.01 + 0.02 + 0.01), coverage the least."""
+    assert record_separators(RECORDS) == [("|", 2), ("-", 3)]
+    cand = record_rule(RECORDS, stub_solve)
+    assert cand == Candidate("<digit>{4}-<digit>{2}-<digit>{2}|<upper>+-<digit>+|<lower>+", 0.04, 20)
+    accept = ["1999-12-31|XY-7|done", "2000-01-01|A-0|x"]
+    reject = ["1999-12-31|XY-7", "1999-12-31|xy-7|done", "1999-12-31|XY-7|done|x", "99-12-31|XY-7|done",
+              "1999-12-31|XY7|done", "1999-12-31||XY-7|done"]
+    assert [v for v in accept if not matches(cand.pattern, v)] == []
+    assert [v for v in reject if matches(cand.pattern, v)] == []
+
+
+def test_a_record_field_with_a_sign_is_cut_after_the_separator():
+    """"|-12" is cut at "|" with the sign kept in the field; "-" cuts values 2 or 3 times, so it is
+    no record separator. The signed field gets its own rule inside the record."""
+    values = ["2024-01-02|-12|ok", "2023-11-30|34|fail", "2022-05-06|-7|ok"]
+    assert record_separators(values) == [("|", 2)]
+    cand = record_rule(values, stub_solve)
+    assert cand == Candidate("<digit>{4}-<digit>{2}-<digit>{2}|<opt>-</opt><digit>+|<lower>+", 0.05, 25)
+    assert matches(cand.pattern, "2021-01-01|-5|x") and matches(cand.pattern, "2021-01-01|5|x")
+    assert not any(matches(cand.pattern, v) for v in ["2021-01-01|+5|x", "2021-01-01|--5|x", "2021-01-01|5"])
+
+
+def test_a_record_needs_every_field_solved():
+    """A field no pattern fits (upper-case words here: the solver has no such pattern) gives no rule."""
+    assert record_rule(["2024-01-02|ABC|ok", "2023-11-30|XY|fail"], stub_solve) is None
+
+
+# ---------------------------------------------------------------------------------------------------
+# End to end: AutoValidator over a small index of the item and field domains
+
+
+def _word(rng: random.Random, lo: int = 2, hi: int = 7) -> str:
+    return "".join(rng.choices("abcdefghijklmnop", k=rng.randint(lo, hi)))
+
+
+def _date(rng: random.Random) -> str:
+    return f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+
+
+def _code(rng: random.Random) -> str:
+    return f"{''.join(rng.choices('ABCDEFGHIJKLMNOP', k=3))}-{rng.randint(0, 999)}"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    rng = random.Random(8)
+    cols = [[str(rng.randint(0, 99999)) for _ in range(60)] for _ in range(40)]
+    cols += [[_word(rng) for _ in range(60)] for _ in range(30)]
+    cols += [[_date(rng) for _ in range(60)] for _ in range(30)]
+    cols += [[_code(rng) for _ in range(60)] for _ in range(30)]
+    cols += [[f"{rng.choice(['id', 'ids', 'key', 'n'])}={rng.randint(0, 999)}" for _ in range(60)] for _ in range(20)]
+    path = tmp_path_factory.mktemp("composite") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+def _fit(index, make, n: int = 60) -> tuple[str, list[str]]:
+    """Fit FMDV-VH on ``n`` values of ``make(rng, i)``; return the rule's pattern and held-out values."""
+    rng = random.Random(5)
+    train = [make(rng, i) for i in range(n)]
+    rule = AutoValidator(index, "fmdv-vh").fit(train).rule_
+    assert rule.feasible, rule.reason
+    assert [v for v in train if not matches(rule.pattern, v)] == []  # every training value conforms
+    return rule.pattern, [make(rng, i) for i in range(n)]
+
+
+def _check(pattern: str, held_out: list[str], reject: list[str]) -> None:
+    assert [v for v in held_out if not matches(pattern, v)] == [], pattern
+    assert [v for v in reject if matches(pattern, v)] == [], pattern
+
+
+def test_bracketed_number_lists_of_varying_length_get_a_rule(index):
+    """[n,n,...] with 3 to 8 numbers: held-out lists pass, and longer ones (lists of varying length
+    get an open count, ``{k-1,}``); shorter lists, other items, other separators, a missing bracket
+    or an empty item do not."""
+    pattern, held = _fit(index, lambda r, i: "[" + ",".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)) + "]")
+    held.append("[" + ",".join(str(k) for k in range(12)) + "]")  # longer than any training list: open count
+    _check(pattern, held, ["[1,2]", "1,2,3", "[1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[1,,2,3]", "[-1,2,3]"])
+
+
+def test_lists_with_a_head_get_a_rule(index):
+    """ids=n|n|... (3 to 8 numbers after "ids="): held-out values pass, and 12 numbers (open count);
+    values without the head, with another separator, with a letter item or fewer than three numbers
+    do not."""
+    pattern, held = _fit(index, lambda r, i: "ids=" + "|".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)))
+    held.append("ids=" + "|".join(str(k * 7) for k in range(12)))
+    _check(pattern, held, ["ids=7|8", "7|8|9", "ids=7,8,9", "ids=7|x|9", "ids:7|8|9", "ids=|7|8", "ids=7|8|9|"])
+
+
+def test_records_with_a_fixed_field_count_get_a_rule(index):
+    """date|CODE-n|word: held-out records pass; a missing or extra field, a lower-case code, a
+    reordered record or an upper-case word do not."""
+    pattern, held = _fit(index, lambda r, i: f"{_date(r)}|{_code(r)}|{_word(r)}")
+    _check(pattern, held, ["2024-01-02|ABC-12", "2024-01-02|ABC-12|ok|ok", "2024-01-02|abc-12|ok",
+                           "ABC-12|2024-01-02|ok", "2024-01-02|ABC-12|OK", "2024/01/02|ABC-12|ok"])
+
+
+def test_records_with_a_list_field_get_a_rule(index):
+    """date|a/b/c|CODE-n with 3 to 6 path words: the path breaks the alignment, so the rule needs a
+    record cut with a list field (open count: ten folders pass too). Held-out records pass; an
+    upper-case or empty folder, a missing field or a swapped field do not."""
+    pattern, held = _fit(index, lambda r, i: f"{_date(r)}|" + "/".join(_word(r) for _ in range(3 + i % 4))
+                         + f"|{_code(r)}")
+    held.append("2024-01-02|" + "/".join(["ab", "cde"] * 5) + "|ABC-12")  # ten folders: open count
+    _check(pattern, held, ["2024-01-02|ab/Cd/ef|ABC-12", "2024-01-02|ab//ef|ABC-12", "2024-01-02|ab/cd/ef",
+                           "2024-01-02|ABC-12|ab/cd/ef", "2024-01-02|ab/cd/ef|ABC-12|x", "2024-01-02|ab|cd|ABC-12"])
+
+
+# ---------------------------------------------------------------------------------------------------
+# pattern.py: repetition blocks
+
+TWO_BLOCKS = "<lower>+<rep>/<lower>+</rep>{1,}|<digit>+<rep>,<digit>+</rep>{2}"
+
+
+def test_two_blocks_with_different_separators_parse_round_trip_and_match():
+    """A record of a path field and a list field: one block per separator, so where each ends is
+    unambiguous. The regex is written by hand from the documented block semantics."""
+    assert format_elements(parse(TWO_BLOCKS)) == TWO_BLOCKS
+    assert to_regex(TWO_BLOCKS) == r"^[a-z]+(?:/[a-z]+){1,}\|[0-9]+(?:,[0-9]+){2}$"
+    accept = ["a/b|1,2,3", "a/b/c|10,2,3", "abc/de/f/g|0,0,0"]
+    reject = ["a|1,2,3", "a/b|1,2", "a/b|1,2,3,4", "a/B|1,2,3", "a/b,1,2,3", "a/b|1/2/3", "a/b|1,2,3|"]
+    assert [v for v in accept if not matches(TWO_BLOCKS, v)] == []
+    assert [v for v in reject if matches(TWO_BLOCKS, v)] == []
+
+
+def test_two_blocks_with_one_separator_are_refused_even_when_apart():
+    """Two "," blocks: where the first ends would be ambiguous, whatever stands between them."""
+    with pytest.raises(PatternError):
+        parse("<digit>+<rep>,<digit>+</rep>{2}|<digit>+<rep>,<digit>+</rep>{2}")
+
+
+SKU = "SKU-<digit>+<rep>,SKU-<digit>+</rep>{1,}"
+
+
+def test_an_item_starting_with_a_constant_uses_the_leading_symbols_as_separator():
+    """In <rep>,SKU-<digit>+</rep> the canonical form merges ",SKU-" into one literal; the separator
+    is its leading symbols ",", and "SKU-" (no comma) is the item's constant text."""
+    elems = parse(SKU)
+    assert format_elements(elems) == SKU
+    assert [e for e in elems if e.cls is None] == [parse("SKU-")[0], parse(",SKU-")[0]]
+    assert to_regex(SKU) == r"^SKU\-[0-9]+(?:,SKU\-[0-9]+){1,}$"
+    accept = ["SKU-1,SKU-22", "SKU-1,SKU-2,SKU-3"]
+    reject = ["SKU-1", "SKU-1,sku-2", "SKU-1,SKU-", "SKU-1,,SKU-2", "SKU-1;SKU-2", "SKU-1,2"]
+    assert [v for v in accept if not matches(SKU, v)] == []
+    assert [v for v in reject if matches(SKU, v)] == []
+    # ", " (comma and space) is a two-symbol separator, equally taken from the literal's start
+    spaced = "SKU-<digit>+<rep>, SKU-<digit>+</rep>{1,}"
+    assert format_elements(parse(spaced)) == spaced
+    assert matches(spaced, "SKU-1, SKU-2") and not matches(spaced, "SKU-1,SKU-2")
+
+
+@pytest.mark.parametrize("bad", [
+    "<digit>+<rep>-SKU-<digit>+</rep>{2}",  # separator "-" recurs in the item's constant "SKU-"
+    "<digit>+<rep>,A,<digit>+</rep>{2}",  # separator "," recurs after the item's letter
+    "SKU-<digit>+<rep>SKU-<digit>+</rep>{2}",  # the literal starts with letters: no separator
+])
+def test_a_separator_taken_from_the_first_literal_must_not_recur(bad):
+    """The leading symbols of the first literal are the separator; the rest must not hold them."""
+    with pytest.raises(PatternError):
+        parse(bad)
+
+
+# ---------------------------------------------------------------------------------------------------
+# hypotheses.py: hex compatibility at one aligned position
+
+_HEX = frozenset("0123456789abcdefABCDEF")
+
+
+def _part(value: str) -> tuple:
+    """(word part, agreed constants, hex flags) of a one-word value, as if it were alone in its group:
+    constants are left out (None) so only the class alternatives are compared."""
+    a = analyze(value)
+    assert len(a.shape) == 1, value
+    return (a.shape[0], tuple(None for _ in a.slots), tuple(_HEX.issuperset(s) for s in a.slots))
+
+
+ALNUM4 = {("<alphanum>{4}", 0, 1), ("<alphanum>+", 0, 1)}
+HEX4 = {("<hex>{4}", 0, 1), ("<hex>+", 0, 1)}
+DIGIT4 = {("<digit>{4}", 0, 1), ("<digit>+", 0, 1), ("<num>", 0, 1)}
+
+
+def test_a_hex_word_lends_hex_classes_to_all_digit_words_at_its_position():
+    """12ab (hex word) and 1234 (digits only) share only the whole-word classes <alphanum>{4}/+ in
+    P(v); as every text there is hex digits and one is a hex word, <hex>{4} and <hex>+ join them."""
+    got = column_alternatives([_part("12ab"), _part("1234")], False, 0)
+    assert got == frozenset(ALNUM4 | HEX4)
+
+
+def test_hex_compatibility_with_letters_only_and_different_lengths():
+    """cafe (hex letters only) next to 12ab also gets <hex>; with lengths 4 and 3 only <hex>+ (and
+    <alphanum>+) remain, as no fixed length fits both."""
+    assert column_alternatives([_part("12ab"), _part("cafe")], False, 0) == frozenset(ALNUM4 | HEX4)
+    assert column_alternatives([_part("12ab"), _part("123")], False, 0) == frozenset(
+        {("<alphanum>+", 0, 1), ("<hex>+", 0, 1)})
+
+
+def test_a_position_of_digit_words_only_offers_no_hex():
+    """Only digits at the position: the digit-word alternatives (the hierarchy of Figure 4), no
+    <hex>, and with the value's text agreed, the constant itself (one constant slot)."""
+    assert column_alternatives([_part("1234")], False, 0) == frozenset(DIGIT4 | ALNUM4)
+    part, _, hexable = _part("1234")
+    assert column_alternatives([(part, ("1234",), hexable)], False, 0) == frozenset(
+        DIGIT4 | ALNUM4 | {("1234", 1, 1)})
+
+
+def test_a_non_hex_text_at_the_position_cancels_hex():
+    """12xy is not hex digits: next to 12ab the position keeps the shared run classes and whole-word
+    <alphanum> classes, and no <hex>."""
+    runs = {(d + lo, 0, 1) for d in ("<digit>{2}", "<digit>+")
+            for lo in ("<lower>{2}", "<lower>+", "<letter>{2}", "<letter>+")}
+    assert column_alternatives([_part("12ab"), _part("12xy")], False, 0) == frozenset(runs | ALNUM4)
+
+
+def test_symbol_positions_are_literal_or_inconsistent():
+    """A shared symbol is its literal; differing symbols, or a symbol against a word, give None."""
+    assert column_alternatives([("-", (), ()), ("-", (), ())], False, 0) == frozenset({("-", 0, 1)})
+    assert column_alternatives([("-", (), ()), ("/", (), ())], False, 0) is None
+    assert column_alternatives([_part("12"), ("-", (), ())], False, 0) is None
+
+
+def test_hex_compatibility_reaches_the_segment_hypotheses():
+    """Through the query column: UUID-like groups where one value's group is digits only still get
+    <hex>{4}-<hex>{4} in H, and a column of plain numbers-dash-numbers does not get <hex>."""
+    limits = EnumerationLimits()
+
+    def hyps(values: list[str]) -> list[str]:
+        col = QueryColumn.from_values(values, limits)
+        parts = [(g, 0, len(g.shape)) for g in col.groups]
+        return segment_hypotheses(segment_key(parts), limits.max_constants, limits.max_templates)
+
+    values = ["12ab-9f3c", "1234-77e1", "a1b2-0000"]
+    mixed = hyps(values)
+    assert "<hex>{4}-<hex>{4}" in mixed and "<hex>+-<hex>+" in mixed
+    assert [(p, v) for p in mixed for v in values if not re.fullmatch(to_regex(p), v)] == []  # H fits C
+    digits = hyps(["1234-5678", "4321-8765"])
+    assert "<digit>{4}-<digit>{4}" in digits and not any("<hex>" in p for p in digits)
