@@ -53,7 +53,7 @@ from lakeindex.patterns.windows import WINDOW_WORDS, window_counts
 
 # a column whose shapes have at most this many templates in all is summed shape by shape (templates
 # cached across columns); beyond it, the pruned walk does less work (lakeindex.patterns.counting)
-DIRECT_TEMPLATES = 600000
+DIRECT_TEMPLATES = 40000
 
 
 @dataclass(frozen=True)
