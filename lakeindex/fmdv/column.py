@@ -95,10 +95,9 @@ class QueryColumn:
             g.values.append(v)
             slot_texts[a.shape].append(a.slots)
         for shape, g in by_shape.items():
-            texts = slot_texts[shape]
-            nslots = len(texts[0])
-            g.common = [texts[0][j] if all(t[j] == texts[0][j] for t in texts) else None for j in range(nslots)]
-            g.hexable = [all(_HEX.issuperset(t[j]) for t in texts) for j in range(nslots)]
+            by_slot = list(zip(*slot_texts[shape], strict=True))  # per slot, every value's text
+            g.common = [col[0] if col.count(col[0]) == len(col) else None for col in by_slot]
+            g.hexable = [_HEX.issuperset("".join(col)) for col in by_slot]
             s = t = 0
             g.tok_prefix.append(0)
             for part in shape:
