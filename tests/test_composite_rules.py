@@ -389,3 +389,13 @@ def test_hex_compatibility_reaches_the_segment_hypotheses():
     assert [(p, v) for p in mixed for v in values if not re.fullmatch(to_regex(p), v)] == []  # H fits C
     digits = hyps(["1234-5678", "4321-8765"])
     assert "<digit>{4}-<digit>{4}" in digits and not any("<hex>" in p for p in digits)
+
+
+def test_split_items_results_are_not_shared_between_calls():
+    """Splits are cached; a caller that edits its list must not change what the next caller gets."""
+    from lakeindex.fmdv.split import split_items as split
+
+    first = split("a|b|c", "|")
+    first.append("zzz")
+    first[0] = "changed"
+    assert split("a|b|c", "|") == ["a", "b", "c"]

@@ -10,14 +10,30 @@ UNC path at ``\\``.
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Callable
+
+from lakeindex.patterns.template_cache import WeightedLRU
 
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
 _SYMBOLS = "|#,;:_/~\\-.=&@+"  # single-character separators tried (not spaces: natural language)
 MAX_CANDIDATES = 3
+# a fit splits the same values at many separators and in many forms, and columns repeat values: splits
+# are cached, bounded by the characters they hold (about 2 M, a few MB)
+_SPLITS = WeightedLRU(2_000_000)
 
 
 def split_items(value: str, sep: str) -> list[str]:
     """Items of ``value`` between the cuts at ``sep`` (module docstring); no cut gives ``[value]``."""
+    key = (value, sep)
+    hit = _SPLITS.get(key)
+    if hit is None:
+        hit = tuple(_split(value, sep))
+        _SPLITS.put(key, hit, 2 * len(value) + len(sep))
+    return list(hit)
+
+
+def _split(value: str, sep: str) -> list[str]:
     items: list[str] = []
     cur: list[str] = []
     chars = set(sep)
@@ -42,7 +58,14 @@ def split_items(value: str, sep: str) -> list[str]:
 
 def cut_counts(values: list[str], sep: str) -> list[int]:
     """Cuts at ``sep`` per value."""
-    return [len(split_items(v, sep)) - 1 for v in values]
+    memo: dict[str, int] = {}
+    out = []
+    for v in values:
+        n = memo.get(v)
+        if n is None:
+            n = memo[v] = len(split_items(v, sep)) - 1
+        out.append(n)
+    return out
 
 
 def separator_candidates(values: list[str], tol: float = 0.0) -> list[str]:
@@ -50,9 +73,14 @@ def separator_candidates(values: list[str], tol: float = 0.0) -> list[str]:
     symbol runs of the longest value (``::``, ``~``)."""
     if not values:
         return []
+    counts = Counter(values)
     need = (1 - tol) * len(values)
-    cands = [c for c in _SYMBOLS if sum(c in v for v in values) >= need]
-    for run in _RUNS.findall(max(values, key=len)):
-        if not run[0].isalnum() and len(run) > 1 and run not in cands and sum(run in v for v in values) >= need:
+
+    def weight(holds: Callable[[str], bool]) -> int:
+        return sum(w for v, w in counts.items() if holds(v))
+
+    cands = [c for c in _SYMBOLS if weight(lambda v, c=c: c in v) >= need]
+    for run in _RUNS.findall(max(counts, key=len)):
+        if not run[0].isalnum() and len(run) > 1 and run not in cands and weight(lambda v, r=run: r in v) >= need:
             cands.append(run)
-    return [c for c in cands if sum(n >= 1 for n in cut_counts(values, c)) >= need]
+    return [c for c in cands if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
