@@ -26,9 +26,13 @@ column into FPR_T(p) and Cov_T(p) (paper Definitions 3-7). What "enough" and ``c
   or as a part at its best-fitting position), and indexes still merge by key-wise addition.
 * **Shapes.** A column of more than ``max_shapes`` distinct shapes (free text) keeps its heaviest;
   the rest count as non-matching, which can only raise FPR estimates.
+* **Sampling.** A column of more than ``max_distinct`` (128) distinct values enumerates a priority
+  sample of them (:mod:`lakeindex.patterns.sampling`): heavy values with exact weights, light ones
+  with calibrated estimates. count_D(p) is then an estimate (exact when every value matches p), and
+  "exact" above holds for columns of at most ``max_distinct`` distinct values; |D| is always exact.
 
-Counts come from a pruned prefix walk (:mod:`lakeindex.patterns.counting`): exact, and the work is
-that of patterns above the floor.
+Counts come from direct per-shape sums, or for columns of more than ``DIRECT_TEMPLATES`` templates
+a pruned prefix walk (:mod:`lakeindex.patterns.counting`); both exact over the values enumerated.
 
 Memory (bounded by design, any tau <= 16 and any value width):
 
