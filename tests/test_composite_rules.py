@@ -27,6 +27,12 @@ from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import PatternError, format_elements, matches, parse, to_regex
 from lakeindex.patterns.tokens import analyze
 
+
+def assert_accepts(pattern: str, accept: list[str], reject: list[str]) -> None:
+    """``pattern`` matches every string of ``accept`` and none of ``reject`` (lists the failures)."""
+    assert [v for v in accept if not matches(pattern, v)] == [], pattern
+    assert [v for v in reject if matches(pattern, v)] == [], pattern
+
 # ---------------------------------------------------------------------------------------------------
 # split.py
 
@@ -102,8 +108,7 @@ def test_a_wrapped_list_keeps_its_brackets_and_repeats_the_item():
     assert cand == Candidate("[<digit>+<rep>,<digit>+</rep>{2,}]", 0.01, 50)
     accept = ["[0,0,0]", "[1,2,3,4,5,6,7,8,9]"]
     reject = ["[1,2]", "1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[-1,2,3]", "[1,,2,3]"]
-    assert [v for v in accept if not matches(cand.pattern, v)] == []
-    assert [v for v in reject if matches(cand.pattern, v)] == []
+    assert_accepts(cand.pattern, accept, reject)
 
 
 def test_a_list_with_a_head_gets_the_head_pattern_before_the_block():
@@ -115,8 +120,7 @@ def test_a_list_with_a_head_gets_the_head_pattern_before_the_block():
     assert cand == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
     accept = ["ids=7|8|9", "ids=100|2|3|4|5|6"]
     reject = ["ids=7|8", "ids=7|x|9", "ids=7,8,9", "ids:7|8|9", "=7|8|9", "ids=|7|8", "ID=7|8|9"]
-    assert [v for v in accept if not matches(cand.pattern, v)] == []
-    assert [v for v in reject if matches(cand.pattern, v)] == []
+    assert_accepts(cand.pattern, accept, reject)
 
 
 def test_a_path_keeps_its_leading_separator_and_gets_a_tail():
@@ -128,8 +132,7 @@ def test_a_path_keeps_its_leading_separator_and_gets_a_tail():
     assert cand == Candidate("/<lower>+<rep>/<lower>+</rep>{1,}/<lower>+.csv", 0.03, 10)
     accept = ["/a/b/c.csv", "/a/b/c/d/e/f.csv"]
     reject = ["/a/c.csv", "a/b/c.csv", "/a/b/c.txt", "/a/B/c.csv", "/a//b/c.csv", "/a/b/c.csv/"]
-    assert [v for v in accept if not matches(cand.pattern, v)] == []
-    assert [v for v in reject if matches(cand.pattern, v)] == []
+    assert_accepts(cand.pattern, accept, reject)
 
 
 def test_a_list_rule_tolerates_ad_hoc_values_only_within_tol():
@@ -159,8 +162,7 @@ def test_a_record_is_cut_at_its_rarest_consistent_separator():
     accept = ["1999-12-31|XY-7|done", "2000-01-01|A-0|x"]
     reject = ["1999-12-31|XY-7", "1999-12-31|xy-7|done", "1999-12-31|XY-7|done|x", "99-12-31|XY-7|done",
               "1999-12-31|XY7|done", "1999-12-31||XY-7|done"]
-    assert [v for v in accept if not matches(cand.pattern, v)] == []
-    assert [v for v in reject if matches(cand.pattern, v)] == []
+    assert_accepts(cand.pattern, accept, reject)
 
 
 def test_a_record_field_with_a_sign_is_cut_after_the_separator():
@@ -220,8 +222,7 @@ def _fit(index, make, n: int = 60) -> tuple[str, list[str]]:
 
 
 def _check(pattern: str, held_out: list[str], reject: list[str]) -> None:
-    assert [v for v in held_out if not matches(pattern, v)] == [], pattern
-    assert [v for v in reject if matches(pattern, v)] == [], pattern
+    assert_accepts(pattern, held_out, reject)
 
 
 def test_bracketed_number_lists_of_varying_length_get_a_rule(index):
@@ -274,8 +275,7 @@ def test_two_blocks_with_different_separators_parse_round_trip_and_match():
     assert to_regex(TWO_BLOCKS) == r"^[a-z]+(?:/[a-z]+){1,}\|[0-9]+(?:,[0-9]+){2}$"
     accept = ["a/b|1,2,3", "a/b/c|10,2,3", "abc/de/f/g|0,0,0"]
     reject = ["a|1,2,3", "a/b|1,2", "a/b|1,2,3,4", "a/B|1,2,3", "a/b,1,2,3", "a/b|1/2/3", "a/b|1,2,3|"]
-    assert [v for v in accept if not matches(TWO_BLOCKS, v)] == []
-    assert [v for v in reject if matches(TWO_BLOCKS, v)] == []
+    assert_accepts(TWO_BLOCKS, accept, reject)
 
 
 def test_two_blocks_with_one_separator_are_refused_even_when_apart():
@@ -296,8 +296,7 @@ def test_an_item_starting_with_a_constant_uses_the_leading_symbols_as_separator(
     assert to_regex(SKU) == r"^SKU\-[0-9]+(?:,SKU\-[0-9]+){1,}$"
     accept = ["SKU-1,SKU-22", "SKU-1,SKU-2,SKU-3"]
     reject = ["SKU-1", "SKU-1,sku-2", "SKU-1,SKU-", "SKU-1,,SKU-2", "SKU-1;SKU-2", "SKU-1,2"]
-    assert [v for v in accept if not matches(SKU, v)] == []
-    assert [v for v in reject if matches(SKU, v)] == []
+    assert_accepts(SKU, accept, reject)
     # ", " (comma and space) is a two-symbol separator, equally taken from the literal's start
     spaced = "SKU-<digit>+<rep>, SKU-<digit>+</rep>{1,}"
     assert format_elements(parse(spaced)) == spaced

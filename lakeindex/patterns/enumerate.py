@@ -141,6 +141,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     wide_values = list(wide_values or ())
     wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
     total = sum(weights) + sum(wide_weights) + wide
+    sampled = 0 < limits.max_distinct < len(values)
     values, weights = priority_sample(values, weights, limits.max_distinct)
     groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
     listed: list[tuple[str, int, bool]] = []
@@ -178,7 +179,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
                                   limits.window_words).items():
             if n > get(p, 0):
                 counts[p] = n
-    if len(weights) and isinstance(weights[0], float):  # estimated weights (sampled column)
+    if sampled:  # estimated weights: counts back to whole values
         counts = {p: min(total, round(n)) for p, n in counts.items()}
         wide = min(total, round(wide))
     return ColumnPatterns(counts, total, wide)

@@ -32,9 +32,14 @@ MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactl
 _U = float(1 << 32)
 
 
+def value_hash(value: str) -> int:
+    """A 32-bit hash of a value, the same in every process and run (Python's ``hash`` is salted)."""
+    return zlib.crc32(value.encode("utf-8", "surrogatepass"))
+
+
 def _unit(value: str) -> float:
     """A deterministic pseudo-uniform number in (0, 1] for a value."""
-    return (zlib.crc32(value.encode("utf-8", "surrogatepass")) + 1) / _U
+    return (value_hash(value) + 1) / _U
 
 
 def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list[str], list[float]]:

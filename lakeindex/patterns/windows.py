@@ -32,12 +32,12 @@ estimate, exact for columns of at most that many distinct values.
 from __future__ import annotations
 
 import re
-import zlib
 from collections import Counter
 from itertools import product
 
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
+from lakeindex.patterns.sampling import value_hash
 from lakeindex.patterns.template_cache import WeightedLRU
 
 MAX_WINDOWED_VALUES = 128  # distinct values per column cut into windows (heaviest first; counts scaled)
@@ -162,10 +162,6 @@ def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
     return hit
 
 
-def _tie_break(value: str) -> int:
-    return zlib.crc32(value.encode("utf-8", "surrogatepass"))
-
-
 def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
                   floor: float, max_words: int = WINDOW_WORDS) -> dict[str, int]:
     """Best count of each window pattern over the windows of a column (module docstring).
@@ -175,7 +171,7 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     Nothing when the wide values of the sample are free text (:func:`structured`). Only counts >=
     ``floor`` are kept.
     """
-    ranked = sorted(values, key=lambda vw: (-vw[1], _tie_break(vw[0])))
+    ranked = sorted(values, key=lambda vw: (-vw[1], value_hash(vw[0])))
     sample = ranked[:MAX_WINDOWED_VALUES]
     memo: dict[str, object] = {}
     # values of one layout of word kinds and lengths cut alike: cut each layout once, with its weight
