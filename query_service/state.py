@@ -41,7 +41,7 @@ class IndexHolder:
 
     def _open(self) -> Loaded:
         reader = IndexReader(self.path)
-        return Loaded(reader, SegmentSolver(reader))
+        return Loaded(reader, SegmentSolver(reader, freeze_gc=True))
 
     @property
     def version(self) -> str:

@@ -14,9 +14,10 @@ import re
 
 import pytest
 
+import lakeindex.fmdv.infer as infer
 from lakeindex.fmdv.column import QueryColumn
 from lakeindex.fmdv.hypotheses import column_alternatives, segment_hypotheses, segment_key
-from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.infer import PART_SAMPLE, AutoValidator
 from lakeindex.fmdv.records import record_rule, record_separators
 from lakeindex.fmdv.repetition import list_separators, repetition_rule
 from lakeindex.fmdv.search import Candidate
@@ -25,6 +26,7 @@ from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import PatternError, format_elements, matches, parse, to_regex
+from lakeindex.patterns.sampling import value_hash
 from lakeindex.patterns.tokens import analyze
 
 
@@ -260,6 +262,39 @@ def test_records_with_a_list_field_get_a_rule(index):
     held.append("2024-01-02|" + "/".join(["ab", "cde"] * 5) + "|ABC-12")  # ten folders: open count
     _check(pattern, held, ["2024-01-02|ab/Cd/ef|ABC-12", "2024-01-02|ab//ef|ABC-12", "2024-01-02|ab/cd/ef",
                            "2024-01-02|ABC-12|ab/cd/ef", "2024-01-02|ab/cd/ef|ABC-12|x", "2024-01-02|ab|cd|ABC-12"])
+
+
+def test_a_part_solved_on_a_sample_is_solved_again_when_a_value_outside_the_sample_fails(index):
+    """A list's items beyond PART_SAMPLE distinct values are solved on a hash sample first
+    (``AutoValidator._part``). Here the sample holds only dates with 2-digit months while three dates
+    with a 1-digit month lie outside it: the sample's most specific rule,
+    ``<digit>{4}-<digit>{2}-<digit>{2}``, rejects them, so the part must be solved in full."""
+    rng = random.Random(3)
+    items = list(dict.fromkeys(_date(rng) for _ in range(2000)))[:960]
+    assert all(re.fullmatch(r"\d{4}-\d{2}-\d{2}", v) for v in items)
+    cutoff = sorted(value_hash(v) for v in items)[PART_SAMPLE - 1]
+    short = [v for v in (f"20{y}-{m}-{d:02d}" for y in range(10, 25) for m in range(1, 10) for d in range(10, 29))
+             if value_hash(v) > cutoff][:3]
+    sample_only = AutoValidator(index, "fmdv-vh")._part(sorted(items, key=value_hash)[:PART_SAMPLE], 1)
+    assert sample_only is not None and sample_only.pattern == "<digit>{4}-<digit>{2}-<digit>{2}"
+    part = AutoValidator(index, "fmdv-vh")._part(items + short, 1)
+    assert part is not None
+    assert_accepts(part.pattern, items + short, ["2020-01", "2020-01-02-03", "2020/01/02"])
+
+
+def test_the_part_budget_bounds_the_work_and_makes_no_rule_up(index, monkeypatch):
+    """Past MAX_PART_SOLVES part solves a fit stops solving parts: with a budget of 0 a list column
+    gets no rule, and a budget of 2 is never exceeded (counted by a spy on the solver of columns)."""
+    train = ["[" + ",".join(str(k * 37 % 1000) for k in range(i, i + 3 + i % 6)) + "]" for i in range(60)]
+    assert AutoValidator(index, "fmdv-vh").fit(train).rule_.feasible
+    monkeypatch.setattr(infer, "MAX_PART_SOLVES", 0)
+    assert not AutoValidator(index, "fmdv-vh").fit(train).rule_.feasible
+    monkeypatch.setattr(infer, "MAX_PART_SOLVES", 2)
+    built = []
+    real = infer.QueryColumn.from_values
+    monkeypatch.setattr(infer.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
+    AutoValidator(index, "fmdv-vh").fit(train)
+    assert 1 <= len(built) <= 1 + 2  # the column itself, then at most two parts
 
 
 # ---------------------------------------------------------------------------------------------------

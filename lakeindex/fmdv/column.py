@@ -11,7 +11,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.tokens import ALNUM, DIGIT, analyze, base_kind
+from lakeindex.patterns.template_cache import WeightedLRU
+from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -53,6 +54,26 @@ def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
     return sum(counts[:top]) / len(arr)
 
 
+_LAYOUTS = WeightedLRU(200_000)  # shape -> layout; shapes recur across queries and sub-columns
+
+
+def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple]:
+    """Per part of a shape: its first slot, the tokens before it (one more entry: the total), its
+    alignment label. Cached: the same shapes come back in every query."""
+    hit = _LAYOUTS.get(shape)
+    if hit is None:
+        starts, prefix = [], [0]
+        s = t = 0
+        for part in shape:
+            starts.append(s)
+            s += part_slots(part)
+            t += part_tokens(part)
+            prefix.append(t)
+        hit = (tuple(starts), tuple(prefix), tuple(part_label(p) for p in shape))
+        _LAYOUTS.put(shape, hit, len(shape))
+    return hit
+
+
 @dataclass
 class Group:
     """Distinct values of one shape."""
@@ -62,9 +83,9 @@ class Group:
     values: list[str] = field(default_factory=list)
     common: list[str | None] = field(default_factory=list)  # per slot: text shared by all, or None
     hexable: list[bool] = field(default_factory=list)  # per slot: every value's text is hex digits
-    slot_start: list[int] = field(default_factory=list)  # per part: index of its first slot
+    slot_start: tuple[int, ...] = ()  # per part: index of its first slot
     labels: tuple = ()  # alignment label per part
-    tok_prefix: list[int] = field(default_factory=list)  # tokens before each part (len(shape) + 1)
+    tok_prefix: tuple[int, ...] = ()  # tokens before each part (len(shape) + 1)
 
     def tokens(self, i: int, j: int) -> int:
         """Tokens of parts i..j-1 (compared with tau)."""
@@ -80,13 +101,20 @@ class QueryColumn:
     empty: int
 
     @classmethod
-    def from_values(cls, values: list[str], limits: EnumerationLimits) -> QueryColumn:
+    def from_values(cls, values: list[str], limits: EnumerationLimits,
+                    analyses: dict[str, Analysis] | None = None) -> QueryColumn:
+        """Group ``values`` by shape. ``analyses`` caches tokenizations across the columns of one
+        query (a list's items are cut again for each form tried)."""
         counts = Counter(values)
         empty = counts.pop("", 0)
         by_shape: dict[tuple, Group] = {}
         slot_texts: dict[tuple, list[tuple[str, ...]]] = {}
+        if analyses is None:
+            analyses = {}
         for v, n in counts.items():
-            a = analyze(v, limits.max_subruns)
+            a = analyses.get(v)
+            if a is None:
+                a = analyses[v] = analyze(v, limits.max_subruns)
             g = by_shape.get(a.shape)
             if g is None:
                 g = by_shape[a.shape] = Group(a.shape)
@@ -98,13 +126,6 @@ class QueryColumn:
             by_slot = list(zip(*slot_texts[shape], strict=True))  # per slot, every value's text
             g.common = [col[0] if col.count(col[0]) == len(col) else None for col in by_slot]
             g.hexable = [_HEX.issuperset("".join(col)) for col in by_slot]
-            s = t = 0
-            g.tok_prefix.append(0)
-            for part in shape:
-                g.slot_start.append(s)
-                s += part_slots(part)
-                t += part_tokens(part)
-                g.tok_prefix.append(t)
-            g.labels = tuple(part_label(p) for p in shape)
+            g.slot_start, g.tok_prefix, g.labels = shape_layout(shape)
         groups = sorted(by_shape.values(), key=lambda g: (-g.weight, repr(g.shape)))
         return cls(groups, sum(counts.values()), empty)

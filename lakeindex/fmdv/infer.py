@@ -18,10 +18,12 @@ Defaults, against the paper's sensitivity study (§5.3):
 
 from __future__ import annotations
 
+import heapq
 import math
 from functools import partial
 
 from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
+from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
 from lakeindex.fmdv.repetition import repetition_rule
@@ -30,11 +32,27 @@ from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
+from lakeindex.patterns.pattern import PatternError, compiled
+from lakeindex.patterns.sampling import value_hash
+from lakeindex.patterns.tokens import Analysis
 
 DEFAULT_R = 0.1
 DEFAULT_THETA = 0.1
 DEFAULT_ALPHA = 0.01
+PART_SAMPLE = 256  # distinct values a list's or record's part is first solved on (see _part)
 MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key:value items of a list
+# Parts of lists and records solved per fit, at most: bounds the work a hostile column can cause. The
+# held-out composite benchmark needs at most 83 (a list of 32 GUIDs in braces); beyond the bound a part
+# counts as infeasible, so a rule found already stands and none is made up.
+MAX_PART_SOLVES = 128
+
+
+def _all_match(pattern: str, values: list[str]) -> bool:
+    try:
+        match = compiled(pattern).fullmatch
+    except PatternError:
+        return False
+    return all(match(v) is not None for v in values)
 
 
 def default_coverage(meta: dict) -> int:
@@ -60,6 +78,8 @@ class AutoValidator:
         self.alpha = alpha
         self.rule_: Rule | None = None
         self._memo: dict[tuple, Segmentation | None] = {}
+        self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
+        self._part_solves = 0
 
     def _whole(self, groups: list[Group]) -> Segmentation | None:
         c = self.solver.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m)
@@ -98,12 +118,16 @@ class AutoValidator:
         key = (tuple(values), depth)
         if key in self._memo:
             return self._memo[key]
+        if depth > 0:
+            if self._part_solves >= MAX_PART_SOLVES:
+                return None
+            self._part_solves += 1
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         horizontal_cut = self.method.endswith("h") and depth == 0
         result = None
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if structured_share(values) >= 1 - (self.theta if horizontal_cut else 0.0):
-            col = QueryColumn.from_values(values, self.solver.limits)
+            col = QueryColumn.from_values(values, self.solver.limits, self._analyses)
             solve = self._vertical if vertical else self._whole
             result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
             if horizontal_cut:
@@ -114,8 +138,20 @@ class AutoValidator:
         return result
 
     def _part(self, values: list[str], depth: int) -> Candidate | None:
-        """One part of a list or record (items, a head, a field) solved as a column of its own."""
-        seg = self._solve(values, depth)
+        """One part of a list or record (items, a head, a field) solved as a column of its own.
+
+        A part with more than ``PART_SAMPLE`` distinct values (the items of 100 lists of 40 UUIDs) is
+        solved on a hash sample of them, and the rule is kept only if every distinct value matches it,
+        else the part is solved in full. A sample's hypotheses include the full part's, so a rule that
+        all values match is one the full solve could give; an infeasible sample ends the part.
+        """
+        distinct = list(dict.fromkeys(values))
+        if len(distinct) > PART_SAMPLE:
+            seg = self._solve(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash), depth)
+            if seg is not None and not _all_match(seg.pattern, distinct):
+                seg = self._solve(values, depth)
+        else:
+            seg = self._solve(values, depth)
         if seg is None:
             return None
         covs = [c.coverage for _, _, c in seg.segments if not c.literal]
@@ -145,11 +181,13 @@ class AutoValidator:
         if rule.train_size == 0:
             rule.reason = "no non-empty values"
             return self
-        self._memo = {}
+        self._memo, self._analyses, self._part_solves = {}, {}, 0
         try:
             result = self._solve(values, 0)
         finally:
-            self._memo = {}
+            self._memo, self._analyses = {}, {}
+            if self.solver.freeze_gc:
+                freeze_survivors()
         if result is None and structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
             rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
         elif result is None:

@@ -27,7 +27,7 @@ from threading import Lock
 from typing import TYPE_CHECKING
 
 from lakeindex.fmdv.hypotheses import SegmentPart, hypotheses, segment_hypotheses, segment_key
-from lakeindex.index.store import IndexReader, PatternStats
+from lakeindex.index.store import IndexReader, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import escape_literal, generality
 
@@ -61,12 +61,15 @@ def choose(cands: list[Candidate], slack: float) -> Candidate | None:
 class SegmentSolver:
     """Solves FMDV for segments against one index version; thread-safe, caches bounded."""
 
-    def __init__(self, index: IndexReader, cache_entries: int = 1_000_000, fpr_slack: float = 0.005) -> None:
+    def __init__(self, index: IndexReader, cache_entries: int = 1_000_000, fpr_slack: float = 0.005,
+                 freeze_gc: bool = False) -> None:
         self.index = index
         self.fpr_slack = fpr_slack
         self.limits = EnumerationLimits(**index.meta["limits"])
         self.cache_entries = cache_entries
-        self._stats: dict[str, PatternStats | None] = {}
+        self.freeze_gc = freeze_gc  # long-running processes: see lakeindex.fmdv.gc_freeze
+        # packed values, not objects: a dict of str -> bytes/None is never traversed by the GC
+        self._stats: dict[str, bytes | None] = {}
         self._feasible: dict[tuple, list[Candidate]] = {}
         self._lock = Lock()
 
@@ -75,12 +78,12 @@ class SegmentSolver:
         cache = self._stats
         missing = [p for p in patterns if p not in cache]
         if missing:
-            found = self.index.lookup(missing)
+            found = self.index.lookup_raw(missing)
             with self._lock:
                 if len(cache) + len(missing) > self.cache_entries:
                     cache.clear()
                 cache.update(zip(missing, found, strict=True))
-        return [cache.get(p) for p in patterns]
+        return [decode_stats(p, cache.get(p)) for p in patterns]
 
     def feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
         """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""

@@ -48,6 +48,14 @@ class PatternStats:
         return {"pattern": self.pattern, "fpr": self.fpr, "coverage": self.coverage}
 
 
+def decode_stats(pattern: str, packed: bytes | None) -> PatternStats | None:
+    """The statistics a packed index value holds (None for an absent pattern)."""
+    if packed is None:
+        return None
+    imp, cov = unpack(packed)
+    return PatternStats(pattern, fpr(imp, cov), cov, imp)
+
+
 def write_sst(path: Path | str, items: Iterable[tuple[bytes, bytes]]) -> int:
     """Write ascending (key, value) pairs to an SST file; return the number of keys (0: no file)."""
     writer = SstFileWriter(options=rocksdb_options())
@@ -223,17 +231,11 @@ class IndexReader:
 
     def lookup(self, patterns: list[str]) -> list[PatternStats | None]:
         """Stats of many patterns with one multi-get (None for patterns not in the index)."""
-        if not patterns:
-            return []
-        raw = self.db[[p.encode() for p in patterns]]
-        out: list[PatternStats | None] = []
-        for p, v in zip(patterns, raw, strict=True):
-            if v is None:
-                out.append(None)
-            else:
-                imp, cov = unpack(v)
-                out.append(PatternStats(p, fpr(imp, cov), cov, imp))
-        return out
+        return [decode_stats(p, v) for p, v in zip(patterns, self.lookup_raw(patterns), strict=True)]
+
+    def lookup_raw(self, patterns: list[str]) -> list[bytes | None]:
+        """Packed index values of many patterns (None where absent): what a cache can hold as bytes."""
+        return self.db[[p.encode() for p in patterns]] if patterns else []
 
     def get(self, pattern: str) -> PatternStats | None:
         return self.lookup([pattern])[0]

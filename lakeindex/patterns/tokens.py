@@ -70,37 +70,91 @@ class Analysis(NamedTuple):
     ntokens: int
 
 
-_WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
-_RUN_RE = re.compile(r"[A-Za-z]+|[0-9]+")
-_HEX_RE = re.compile(r"[0-9A-Fa-f]+")
+_RUN_RE = re.compile(r"d+|[hlHU]+")  # runs of a word's class string (below)
+_PARTS_RE = re.compile(r"[dhlHU]+|[^dhlHU]+")  # words and symbol runs of a class string
+_CLASS_CHARS = frozenset("dhlHU")
+
+# A value's *class string*: every ASCII letter or digit replaced by its class (digit, hex or other
+# letter, by case), symbols kept. The shape and the slot boundaries depend on it alone, so they are
+# cached by class string: a column of dates or IPs analyses one layout, not one per value; values
+# whose class strings are all different (UUIDs) still share the class strings of their words.
+_CLASS = str.maketrans({**dict.fromkeys("0123456789", "d"), **dict.fromkeys("abcdef", "h"),
+                        **dict.fromkeys("ghijklmnopqrstuvwxyz", "l"), **dict.fromkeys("ABCDEF", "H"),
+                        **dict.fromkeys("GHIJKLMNOPQRSTUVWXYZ", "U")})
+# Bounds: entries per cache (a cache that fills is emptied: entries are cheap to recompute), and the
+# longest class string cached (longer ones, free text, rarely repeat): at most ~10 MB per cache.
+_CACHE_ENTRIES = 65536
+_CACHE_CHARS = 96
+_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...], int]] = {}
+_WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...]]] = {}
+
+
+def _letters_kind(cls: str) -> str:
+    upper = "h" not in cls and "l" not in cls
+    lower = "H" not in cls and "U" not in cls
+    return UPPER if upper else LOWER if lower else MIXED
+
+
+def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], ...]]:
+    """A word's part and its slots' spans (relative to the word), from its class string."""
+    key = (cls, max_subruns)
+    hit = _WORD_CACHE.get(key)
+    if hit is not None:
+        return hit
+    n = len(cls)
+    digits = cls.count("d")
+    if digits == n:
+        hit = (((DIGIT, n),), ((0, n),))
+    elif digits == 0:
+        hit = (((_letters_kind(cls), n),), ((0, n),))
+    else:
+        runs = [(m.start(), m.end()) for m in _RUN_RE.finditer(cls)]
+        hexed = "l" not in cls and "U" not in cls
+        if len(runs) > max_subruns:
+            hit = (((ALNUM_HEX if hexed else ALNUM, n),), ((0, n),))
+        else:
+            kinds = [DIGIT if cls[a] == "d" else _letters_kind(cls[a:b]) for a, b in runs]
+            if hexed:
+                kinds = [_TO_HEX[k] for k in kinds]
+            hit = (tuple((k, b - a) for k, (a, b) in zip(kinds, runs, strict=True)), tuple(runs))
+    if n <= _CACHE_CHARS:
+        if len(_WORD_CACHE) >= _CACHE_ENTRIES:
+            _WORD_CACHE.clear()
+        _WORD_CACHE[key] = hit
+    return hit
+
+
+def _layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], ...], int]:
+    """Shape, slot spans and token count of a value, from its class string."""
+    key = (cls, max_subruns)
+    hit = _LAYOUT_CACHE.get(key)
+    if hit is not None:
+        return hit
+    shape: list = []
+    spans: list[tuple[int, int]] = []
+    ntokens = at = 0
+    for run in _PARTS_RE.findall(cls):
+        if run[0] in _CLASS_CHARS:
+            part, rel = _word_layout(run, max_subruns)
+            shape.append(part)
+            if len(rel) == 1:
+                spans.append((at, at + len(run)))
+            else:
+                spans.extend((at + a, at + b) for a, b in rel)
+            ntokens += len(rel)
+        else:
+            shape.append(run)
+            ntokens += 1
+        at += len(run)
+    hit = (tuple(shape), tuple(spans), ntokens)
+    if len(cls) <= _CACHE_CHARS:
+        if len(_LAYOUT_CACHE) >= _CACHE_ENTRIES:
+            _LAYOUT_CACHE.clear()
+        _LAYOUT_CACHE[key] = hit
+    return hit
 
 
 def analyze(value: str, max_subruns: int = DEFAULT_MAX_SUBRUNS) -> Analysis:
     """Tokenize ``value`` and group its runs into words and slots."""
-    shape: list = []
-    slots: list[str] = []
-    ntokens = 0
-    for m in _WORD_RE.finditer(value):
-        word = m.group(1)
-        if word is None:
-            shape.append(m.group(0))
-            ntokens += 1
-        elif word.isdigit() or word.isalpha():
-            shape.append(((run_kind(word), len(word)),))
-            slots.append(word)
-            ntokens += 1
-        else:  # letters and digits: several runs
-            runs = _RUN_RE.findall(word)
-            hexed = _HEX_RE.fullmatch(word) is not None
-            if len(runs) > max_subruns:
-                shape.append(((ALNUM_HEX if hexed else ALNUM, len(word)),))
-                slots.append(word)
-                ntokens += 1
-            else:
-                if hexed:
-                    shape.append(tuple((_TO_HEX[run_kind(r)], len(r)) for r in runs))
-                else:
-                    shape.append(tuple((run_kind(r), len(r)) for r in runs))
-                slots.extend(runs)
-                ntokens += len(runs)
-    return Analysis(tuple(shape), tuple(slots), ntokens)
+    shape, spans, ntokens = _layout(value.translate(_CLASS), max_subruns)
+    return Analysis(shape, tuple(value[a:b] for a, b in spans), ntokens)
