@@ -28,7 +28,7 @@ from functools import lru_cache
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.templates import is_decimal_at, part_alternatives, shape_size, shape_templates
+from lakeindex.patterns.templates import is_decimal_at, part_alternatives, shape_templates
 from lakeindex.patterns.tokens import is_hex_word
 
 SegmentPart = tuple[Group, int, int]  # group, first part index, end part index (exclusive)
@@ -63,9 +63,9 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
         found = hypotheses(column, n, max_constants, budget)
         if found is not None:
             return found
-    # smallest template sets first, stopping once nothing is shared: segments that mix layouts are
-    # mostly infeasible, and listing every shape's templates would cost more than the whole query
-    entries.sort(key=lambda e: (shape_size(e[0], max_constants, budget), repr(e[0])))
+    # shortest shapes (fewest templates) first, stopping once nothing is shared: segments that mix
+    # layouts are mostly infeasible, and listing every shape's templates would cost more than the query
+    entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:
         templates = shape_templates(sub, max_constants, budget)[0]
