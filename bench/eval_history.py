@@ -97,7 +97,6 @@ from lakeindex.history import (  # noqa: E402
     NUMERIC,
     corrupt,
     features,
-    infer_kind,
     issue_features,
     summarize_series,
     variants_for,
@@ -405,11 +404,7 @@ def run(frames: list[pd.DataFrame], labels: list[str], columns: list[str], windo
     """Evaluate every column; returns the per-column results and shared timings."""
     first = days[0] - window
     hist_frames = [frames[j] for j in range(first, days[0])]
-    kinds = {}
-    for c in columns:
-        votes = [infer_kind(f[c]) for f in hist_frames]
-        kinds[c] = max((NUMERIC, CATEGORICAL), key=votes.count)
-    novelty_kinds = infer_schema_kinds([f[columns] for f in hist_frames])
+    kinds = novelty_kinds = infer_schema_kinds([f[columns] for f in hist_frames])  # one kind rule for all
     t0 = time.perf_counter()
     batch_vectors = {j: batch_features(frames[j][columns], novelty_kinds) for j in range(first, days[-1] + 1)}
     t_vectors = time.perf_counter() - t0

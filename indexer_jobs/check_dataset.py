@@ -19,27 +19,14 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import sys
-import tempfile
+import uuid
 
 COMMANDS = ("check", "profile", "suggest")
 
 
-def _write_atomically(path: str, text: str) -> None:
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".check_dataset-", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def main(argv: list[str] | None = None) -> int:
+    from lakeindex.atomic_publish import write_atomically
     from lakeindex.cli import main as cli_main
 
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -60,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     with contextlib.redirect_stdout(buffer):
         code = cli_main(argv)
     if buffer.getvalue():  # nothing on bad input: the error went to stderr
-        _write_atomically(output, buffer.getvalue())
+        write_atomically(output, buffer.getvalue(), temp_name=f".check_dataset-{uuid.uuid4().hex}")
     return code
 
 

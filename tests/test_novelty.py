@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 from sklearn.exceptions import NotFittedError
 
+from lakeindex.history import infer_kind as history_infer_kind
+from lakeindex.history.batches import profile_frame
 from lakeindex.novelty import (
     FeatureVector,
     KNNNoveltyDetector,
@@ -115,17 +117,17 @@ def test_batch_features_compute_the_papers_statistics() -> None:
         }
     )
     f = batch_features(df, {"amount": "numeric"})
-    # amount is declared numeric: "x" does not parse, so it is null after the cast, like None.
+    # amount is declared numeric: "x" is not a number, so it is not complete, like None.
     assert f["amount.completeness"] == pytest.approx(3 / 5)
     assert f["amount.approx_distinct"] == 2.0
-    assert f["amount.mfv_ratio"] == pytest.approx(2 / 5)  # normalised by the batch size, nulls included
+    assert math.isnan(f["amount.mfv_ratio"])  # numeric summaries keep no value frequencies
     assert (f["amount.min"], f["amount.max"]) == (1.0, 2.0)
     assert f["amount.mean"] == pytest.approx(5 / 3)
     assert f["amount.std"] == pytest.approx(np.std([1.0, 2.0, 2.0]))  # population std
     # price: strings that all parse, so numeric without a declaration.
     assert f["price.mean"] == pytest.approx((1.5 + 2.5 + 4 + 2.5) / 4)
     assert "price.peculiarity" not in f
-    assert (f["city.completeness"], f["city.approx_distinct"], f["city.mfv_ratio"]) == (0.8, 2.0, 0.6)
+    assert (f["city.completeness"], f["city.approx_distinct"], f["city.mfv_ratio"]) == (0.8, 2.0, 0.6)  # by rows
     assert f["city.peculiarity"] >= 0.0 and "city.min" not in f
     assert list(f) == [
         "amount.completeness", "amount.approx_distinct", "amount.mfv_ratio", "amount.min", "amount.max",
@@ -134,8 +136,11 @@ def test_batch_features_compute_the_papers_statistics() -> None:
         "price.std",
         "city.completeness", "city.approx_distinct", "city.mfv_ratio", "city.peculiarity",
     ]  # fmt: skip
-    # Without the declaration, one unparseable value makes amount text.
+    # Without the declaration, 3 numbers of 4 non-empty values (< 90%) make amount categorical.
     assert "amount.peculiarity" in batch_features(df) and "amount.min" not in batch_features(df)
+    # An empty string is not a complete value of a categorical column, nor a distinct one.
+    g = batch_features(pd.DataFrame({"city": ["Berlin", "", "", None]}))
+    assert (g["city.completeness"], g["city.approx_distinct"], g["city.mfv_ratio"]) == (0.25, 1.0, 0.25)
 
 
 def test_non_finite_numbers_count_as_null() -> None:
@@ -147,24 +152,45 @@ def test_non_finite_numbers_count_as_null() -> None:
 
 def test_kind_inference_and_majority_vote() -> None:
     assert infer_kind(pd.Series([1, 2, 3])) == "numeric"
-    assert infer_kind(pd.Series([True, False])) == "numeric"
     assert infer_kind(pd.Series([1.5, None], dtype="Float64")) == "numeric"
     assert infer_kind(pd.Series(["1", " 2.5", "-3e2", None])) == "numeric"
-    assert infer_kind(pd.Series(["1", "two"])) == "text"
-    assert infer_kind(pd.Series(["1", "inf"])) == "text"  # not finite: not a usable number
-    assert infer_kind(pd.Series(pd.to_datetime(["2021-03-23"]))) == "text"
-    assert infer_kind(pd.Series([None, None], dtype=object)) == "text"
+    assert infer_kind(pd.Series(["1"] * 9 + ["x", None])) == "numeric"  # 9 of 10 non-empty values are numbers
+    assert infer_kind(pd.Series(["1", "two"])) == "categorical"
+    assert infer_kind(pd.Series(["1", "inf"])) == "categorical"  # not finite: not a usable number
+    assert infer_kind(pd.Series(pd.to_datetime(["2021-03-23"]))) == "categorical"
+    assert infer_kind(pd.Series([None, None], dtype=object)) == "categorical"
     frames = [pd.DataFrame({"a": ["1", "2"], "b": ["x", "y"]}) for _ in range(3)]
     frames.append(pd.DataFrame({"a": ["1", "NONE"], "b": ["3", "4"], "c": [None, None]}))
-    assert infer_schema_kinds(frames) == {"a": "numeric", "b": "text", "c": "text"}
+    assert infer_schema_kinds(frames) == {"a": "numeric", "b": "categorical", "c": "categorical"}
 
 
-def test_declared_columns_absent_from_a_batch_are_all_null() -> None:
-    f = batch_features(pd.DataFrame({"a": [1.0, 2.0]}), {"a": "numeric", "gone": "text"})
-    assert (f["gone.completeness"], f["gone.approx_distinct"], f["gone.mfv_ratio"]) == (0.0, 0.0, 0.0)
-    assert math.isnan(f["gone.peculiarity"])
+def test_booleans_are_categorical_as_in_avh() -> None:
+    flags = pd.Series([True, False, True, None], dtype=object)
+    assert infer_kind(pd.Series([True, False])) == infer_kind(flags) == "categorical"  # was "numeric" here
+    assert infer_kind is history_infer_kind  # the kNN and AVH paths share the one rule
+    f = batch_features(pd.DataFrame({"flag": [True, False, True, True]}))
+    assert "flag.min" not in f and "flag.mean" not in f and f["flag.peculiarity"] >= 0.0
+    assert (f["flag.completeness"], f["flag.approx_distinct"], f["flag.mfv_ratio"]) == (1.0, 2.0, 0.75)
+    g = batch_features(pd.DataFrame({"flag": [True, False, True, True]}), {"flag": "numeric"})
+    assert (g["flag.min"], g["flag.max"], g["flag.mean"]) == (0.0, 1.0, 0.75)  # a declared kind still wins
+
+
+def test_production_and_pandas_batches_share_one_extractor() -> None:
+    rng = np.random.default_rng(10)
+    df = clean_batch(rng).assign(flag=lambda d: d["amount"] > 100)
+    record = profile_frame(df, "b1", None)
+    assert record.novelty == pytest.approx(batch_features(df), nan_ok=True)
+    assert list(record.novelty) == list(batch_features(df))
+
+
+def test_declared_columns_absent_from_a_batch_are_imputed_as_all_null() -> None:
+    f = FeatureVector.from_frame(pd.DataFrame({"a": [1.0, 2.0]}), {"a": "numeric", "gone": "categorical"})
+    assert not f.missing_keys(["a.completeness", "a.mean"]) and not any(k.startswith("gone.") for k in f)
+    keys = ["a.mean", "gone.completeness", "gone.approx_distinct", "gone.mfv_ratio", "gone.peculiarity"]
+    row = f.to_array(keys)
+    assert row[:4].tolist() == [1.5, 0.0, 0.0, 0.0] and math.isnan(row[4])
     with pytest.raises(ValueError, match="schema kind"):
-        batch_features(pd.DataFrame({"a": [1]}), {"a": "categorical"})
+        batch_features(pd.DataFrame({"a": [1]}), {"a": "text"})
     with pytest.raises(ValueError, match="duplicate"):
         batch_features(pd.DataFrame([[1, 2]], columns=["a", "a"]))
 
@@ -262,7 +288,7 @@ def test_whole_column_casing_is_invisible_but_partial_casing_is_not() -> None:
 
 def test_detector_flags_corrupted_batches_and_passes_clean_ones(lake: dict) -> None:
     rng, kinds, detector = lake["rng"], lake["kinds"], lake["detector"]
-    assert kinds == {"amount": "numeric", "category": "text", "comment": "text"}
+    assert kinds == {"amount": "numeric", "category": "categorical", "comment": "categorical"}
     assert detector.n_samples_ == 40 and detector.n_neighbors_ == 5
     fresh = detector.decision_function([batch_features(clean_batch(rng), kinds) for _ in range(20)])
     # contamination 1% of 40 batches: a fresh clean batch exceeds the threshold now and then, rarely.

@@ -44,6 +44,7 @@ from lakeindex.metrics import (
     UniqueValueRatio,
 )
 from lakeindex.metrics.analyzer import Analyzer
+from lakeindex.sql_identifiers import col, quote_identifier
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame
@@ -53,11 +54,6 @@ if TYPE_CHECKING:
 AssertionLike = str | Callable[[Any], bool] | None
 LEVELS = ("error", "warning")
 DATA_TYPES = ("Integral", "Fractional", "Boolean", "String")
-
-
-def sql_ident(name: str) -> str:
-    """A column name quoted for Spark SQL."""
-    return "`" + name.replace("`", "``") + "`"
 
 
 def sql_literal(value: Any) -> str:
@@ -115,7 +111,7 @@ class Check:
     # completeness
     def is_complete(self, column: str, where: str | None = None) -> Check:
         return self._add(Completeness(column, where), None, f"is_complete({column})",
-                         violations=_rows_where(where, f"{sql_ident(column)} IS NULL"))
+                         violations=_rows_where(where, f"{quote_identifier(column)} IS NULL"))
 
     def has_completeness(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Completeness(column, where), assertion, f"has_completeness({column})")
@@ -199,7 +195,7 @@ class Check:
             raise ValueError(f"is_contained_in({column}): the allowed values must be a list, got {values!r}")
         if not values:
             raise ValueError(f"is_contained_in({column}): the allowed values are empty")
-        c = sql_ident(column)
+        c = quote_identifier(column)
         listed = ", ".join(sql_literal(v) for v in values)
         name = f"is_contained_in({column}, {list(values)[:10]}{'…' if len(values) > 10 else ''})"
         if all(isinstance(v, str) for v in values):
@@ -214,20 +210,22 @@ class Check:
                                 shown_where=where)
 
     def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
-        return self._compliance(f"is_less_than({a}, {b})", f"{sql_ident(a)} < {sql_ident(b)}", assertion, where)
+        return self._compliance(f"is_less_than({a}, {b})",
+                                f"{quote_identifier(a)} < {quote_identifier(b)}", assertion, where)
 
     def is_less_than_or_equal_to(self, a: str, b: str, assertion: AssertionLike = None,
                                  where: str | None = None) -> Check:
-        return self._compliance(f"is_less_than_or_equal_to({a}, {b})", f"{sql_ident(a)} <= {sql_ident(b)}",
-                                assertion, where)
+        return self._compliance(f"is_less_than_or_equal_to({a}, {b})",
+                                f"{quote_identifier(a)} <= {quote_identifier(b)}", assertion, where)
 
     def is_greater_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
-        return self._compliance(f"is_greater_than({a}, {b})", f"{sql_ident(a)} > {sql_ident(b)}", assertion, where)
+        return self._compliance(f"is_greater_than({a}, {b})",
+                                f"{quote_identifier(a)} > {quote_identifier(b)}", assertion, where)
 
     def is_greater_than_or_equal_to(self, a: str, b: str, assertion: AssertionLike = None,
                                     where: str | None = None) -> Check:
-        return self._compliance(f"is_greater_than_or_equal_to({a}, {b})", f"{sql_ident(a)} >= {sql_ident(b)}",
-                                assertion, where)
+        return self._compliance(f"is_greater_than_or_equal_to({a}, {b})",
+                                f"{quote_identifier(a)} >= {quote_identifier(b)}", assertion, where)
 
     def satisfies(self, predicate: str, name: str, assertion: AssertionLike = None,
                   where: str | None = None) -> Check:
@@ -328,7 +326,7 @@ def _cols(column: str | Sequence[str]) -> tuple[str, ...]:
 
 def _numeric_test(column: str, test: str) -> str:
     """``column <test>`` on the numeric value, nulls passing; strings are parsed (try_cast: no ANSI error)."""
-    c = sql_ident(column)
+    c = quote_identifier(column)
     return f"{c} IS NULL OR TRY_CAST({c} AS DOUBLE) {test}"
 
 
@@ -345,7 +343,7 @@ def _non_compliant(predicate: str, where: str | None, values_of: str | None) -> 
             return bad
         from pyspark.sql import functions as F
 
-        c = F.col(sql_ident(values_of))
+        c = col(values_of)
         return bad.groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
     return query
 
@@ -354,7 +352,7 @@ def _pattern_misses(column: str, pattern: str, where: str | None) -> Callable[[D
     def query(df: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
 
-        c = F.col(sql_ident(column))
+        c = col(column)
         if where:
             df = df.where(where)
         bad = df.where(c.isNotNull() & ~F.coalesce(c.cast("string").rlike(pattern), F.lit(False)))
@@ -368,7 +366,7 @@ def _duplicates(cols: tuple[str, ...], where: str | None) -> Callable[[DataFrame
 
         if where:
             df = df.where(where)
-        keys = [F.col(sql_ident(c)) for c in cols]
+        keys = [col(c) for c in cols]
         # as Uniqueness does, rows whose key columns are all null are not values (completeness judges them)
         df = df.where(functools.reduce(lambda a, b: a | b, [k.isNotNull() for k in keys]))
         return df.groupBy(*keys).count().where(F.col("count") > 1).orderBy(F.col("count").desc())

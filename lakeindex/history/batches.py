@@ -25,9 +25,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.history.issues import issue_features
+from lakeindex.history.kinds import NUMERIC
 from lakeindex.history.metrics import features as history_features
-from lakeindex.history.summary import NUMERIC, ColumnSummary
+from lakeindex.history.summary import ColumnSummary
 from lakeindex.metrics.metric import Metric
+from lakeindex.novelty.features import novelty_features
 from lakeindex.repository import FileSystemMetricsRepository, ResultKey
 
 if TYPE_CHECKING:
@@ -102,27 +104,6 @@ def _float_values(d: Mapping[str, Any]) -> dict[str, float]:
     return {k: (math.nan if v is None else float(v)) for k, v in d.items()}
 
 
-def novelty_features(summaries: Mapping[str, ColumnSummary], sample: pd.DataFrame) -> dict[str, float]:
-    """The kNN feature vector: exact counts from the summaries, peculiarity of text from the sample."""
-    from lakeindex.novelty.features import index_of_peculiarity
-
-    out: dict[str, float] = {}
-    for c, s in summaries.items():
-        rows = s.row_count or 0.0
-        out[f"{c}.completeness"] = s.complete_count / rows if rows else 0.0
-        out[f"{c}.approx_distinct"] = float(s.distinct_count)
-        out[f"{c}.mfv_ratio"] = max(s.value_counts.values()) / rows if rows and s.value_counts else math.nan
-        if s.kind == NUMERIC:
-            out[f"{c}.min"] = math.nan if s.min is None else float(s.min)
-            out[f"{c}.max"] = math.nan if s.max is None else float(s.max)
-            out[f"{c}.mean"] = math.nan if s.mean is None else float(s.mean)
-            out[f"{c}.std"] = math.nan if s.variance is None else math.sqrt(max(s.variance, 0.0))
-        else:
-            present = sample[c].dropna().astype(str) if c in sample.columns else []
-            out[f"{c}.peculiarity"] = index_of_peculiarity(present) if len(present) else math.nan
-    return out
-
-
 def bounded_sample(df: DataFrame, rows: int, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame:
     """A uniform sample of at most ``n`` rows as pandas (the only data that reaches the driver)."""
     if rows <= n:
@@ -169,6 +150,10 @@ def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None
     return _record(batch_id, summaries, pdf, len(pdf), previous, seed)
 
 
+class BatchAlreadyRecorded(ValueError):
+    """A batch id that the dataset's history already holds (ids are added once)."""
+
+
 class BatchHistory:
     """The batches of one dataset in a metrics repository, oldest first."""
 
@@ -206,11 +191,15 @@ class BatchHistory:
             record.timestamp_ms = int(time.time() * 1000)
         return self.repo.save(self.dataset, record.key(), record.to_metrics())
 
+    def ensure_new(self, batch_id: str) -> None:
+        """Raise :class:`BatchAlreadyRecorded` if ``batch_id`` is in the history: a batch id is added once."""
+        if self.find(batch_id) is not None:
+            raise BatchAlreadyRecorded(f"batch {batch_id!r} is already in the history of {self.dataset!r}")
+
     def add(self, df: DataFrame, batch_id: str, status: str = ACCEPTED, timestamp_ms: int | None = None,
             seed: int = 0) -> BatchRecord:
         """Profile ``df`` against the latest accepted batch and store it; a batch id may be added once."""
-        if self.find(batch_id) is not None:
-            raise ValueError(f"batch {batch_id!r} is already in the history of {self.dataset!r}")
+        self.ensure_new(batch_id)
         record = profile_batch(df, batch_id, self.latest(), seed=seed)
         record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)
         self.save(record)

@@ -66,16 +66,13 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind
 from lakeindex.history.metrics import features
 from lakeindex.history.summary import (
-    CATEGORICAL,
     DEFAULT_EXACT_DISTINCT_LIMIT,
     DEFAULT_TOP_K,
-    KINDS,
-    NUMERIC,
     ColumnSummary,
     TextCache,
-    infer_kind,
     summarize_series,
     to_numbers,
     to_text,
@@ -125,10 +122,6 @@ def _pick(rng: np.random.Generator, candidates: np.ndarray, p: float) -> np.ndar
     return np.sort(rng.choice(candidates, size=_count(len(candidates), p), replace=False))
 
 
-def _numeric_dtype(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
-
-
 def _format_number(x: float) -> str:
     if float(x).is_integer() and abs(x) < 1e15:
         return str(int(x))
@@ -137,7 +130,7 @@ def _format_number(x: float) -> str:
 
 def _strings(s: pd.Series) -> np.ndarray:
     """Values as an object array of str (None for nulls); numbers of a numeric dtype spelled positionally."""
-    if _numeric_dtype(s):
+    if has_numeric_dtype(s):
         nums = to_numbers(s)
         out = np.full(len(s), None, dtype=object)
         ok = ~np.isnan(nums)
@@ -149,7 +142,7 @@ def _strings(s: pd.Series) -> np.ndarray:
 def _back(original: pd.Series, strings: np.ndarray) -> pd.Series:
     """Edited strings in the original representation: parsed to float64 for numeric dtypes."""
     out = pd.Series(strings, dtype=object)
-    return pd.Series(to_numbers(out)) if _numeric_dtype(original) else out
+    return pd.Series(to_numbers(out)) if has_numeric_dtype(original) else out
 
 
 def _nonnull(strings: np.ndarray) -> np.ndarray:
@@ -185,7 +178,7 @@ def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.G
                    p: float) -> pd.Series:
     donor = _donor(df, column, kind, rng, len(s))
     idx = _pick(rng, np.arange(len(s)), p)
-    if _numeric_dtype(s):  # a typed column parses what it receives: text that is not a number becomes NaN
+    if has_numeric_dtype(s):  # a typed column parses what it receives: text that is not a number becomes NaN
         out = s.to_numpy(dtype=float, na_value=np.nan).copy()
         out[idx] = to_numbers(donor)[idx]
         return pd.Series(out)
@@ -197,7 +190,7 @@ def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.G
 def _unit_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
                  factor: float) -> pd.Series:
     nums = to_numbers(s) * factor
-    if _numeric_dtype(s):
+    if has_numeric_dtype(s):
         return pd.Series(nums)
     strings = to_text(s).to_numpy(dtype=object)
     ok = ~np.isnan(nums)
@@ -224,7 +217,7 @@ def _casing(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generato
 def _blank(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *, p: float,
            null: bool) -> pd.Series:
     idx = _pick(rng, np.arange(len(s)), p)
-    if _numeric_dtype(s):
+    if has_numeric_dtype(s):
         out = s.to_numpy(dtype=float, na_value=np.nan).copy()
         out[idx] = np.nan if null else 0.0
         return pd.Series(out)
@@ -253,7 +246,7 @@ def _distribution(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Ge
     k = _count(len(ordered), p)
     biased = ordered[:k] if head else ordered[-k:]
     draws = biased[rng.integers(0, k, size=len(pos))]
-    if _numeric_dtype(s):
+    if has_numeric_dtype(s):
         out = s.to_numpy(dtype=float, na_value=np.nan).copy()
         out[pos] = draws.astype(float)
         return pd.Series(out)

@@ -51,7 +51,8 @@ import math
 import numpy as np
 from scipy import stats
 
-from lakeindex.history.summary import CATEGORICAL, MEDIAN_INDEX, NUMERIC, QUANTILE_GRID, ColumnSummary
+from lakeindex.history.kinds import CATEGORICAL, NUMERIC
+from lakeindex.history.summary import MEDIAN_INDEX, QUANTILE_GRID, ColumnSummary
 
 NUMERIC_SINGLE = ("min", "max", "mean", "median", "sum", "range", "row_count", "unique_ratio", "complete_ratio")
 CATEGORICAL_SINGLE = ("str_len", "char_len", "digit_len", "punc_len", "row_count", "unique_ratio", "complete_ratio",

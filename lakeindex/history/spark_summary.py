@@ -20,29 +20,21 @@ from typing import TYPE_CHECKING, Any
 import datasketches as ds
 
 from lakeindex.history import chars
+from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, kind_by_share, kind_of_spark_type
 from lakeindex.history.summary import (
-    CATEGORICAL,
     DEFAULT_EXACT_DISTINCT_LIMIT,
     DEFAULT_TOP_K,
-    KINDS,
-    NUMERIC,
-    NUMERIC_SHARE,
     QUANTILE_GRID,
     ColumnSummary,
     plain_number,
 )
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 KLL_K = 400  # normalised rank error ~0.7%: below the 1% step of the percentile grid
 HLL_LG_K = 12
-
-
-def _col(name: str) -> Column:
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
 
 
 def _pattern(text: Column) -> Column:
@@ -78,15 +70,13 @@ def summarize_dataframe(df: DataFrame, kinds: dict[str, str] | None = None, *, t
         if isinstance(f.dataType, T.StructType | T.ArrayType | T.MapType | T.BinaryType):
             continue
         typed_num = isinstance(f.dataType, T.NumericType)
-        given = kinds.get(f.name)
-        if given is None and not isinstance(f.dataType, T.StringType):
-            given = NUMERIC if typed_num else CATEGORICAL
+        given = kinds.get(f.name) or kind_of_spark_type(f.dataType)  # None: a string column, kind by its values
         plans.append({"i": i, "name": f.name, "typed_num": typed_num, "kind": given})
 
     # projection shared by both jobs: finite number n{i} and text t{i} per column (as the kinds need them)
     proj: list[Column] = []
     for p in plans:
-        raw, i = _col(p["name"]), p["i"]
+        raw, i = col(p["name"]), p["i"]
         proj.append(raw.isNotNull().alias(f"nn{i}"))
         if p["kind"] in (None, NUMERIC):
             x = raw.cast("double") if p["typed_num"] else F.when(raw.rlike(chars.NUMBER_RE), raw.try_cast("double"))
@@ -122,8 +112,7 @@ def summarize_dataframe(df: DataFrame, kinds: dict[str, str] | None = None, *, t
     for p in plans:
         i = p["i"]
         if p["kind"] is None:
-            nonempty = row[f"tc{i}"]
-            p["kind"] = NUMERIC if nonempty and row[f"num{i}"] >= NUMERIC_SHARE * nonempty else CATEGORICAL
+            p["kind"] = kind_by_share(row[f"num{i}"], row[f"tc{i}"])
         prefix = "n" if p["kind"] == NUMERIC else "t"
         p["estimate"] = int(row[f"{prefix}hll{i}"] or 0)
         p["tracked"] = p["estimate"] <= exact_distinct_limit

@@ -7,9 +7,9 @@ constructors build the same summary: ``summarize_series`` (pandas, here) and ``s
 
 Definitions shared by both constructors:
 
-* **kind**: ``numeric`` for numeric dtypes (not booleans), and for text columns in which at least 90% of
-  the non-empty values are numbers (``chars.NUMBER_RE``: optional sign, digits, decimal point, exponent);
-  everything else is ``categorical``. Pass ``kind=`` to keep a column's kind fixed across batches.
+* **kind**: ``numeric`` or ``categorical``, by the one rule of ``lakeindex.history.kinds`` (numeric dtypes but
+  not booleans; text columns in which at least 90% of the non-empty values are numbers). Pass ``kind=`` to
+  keep a column's kind fixed across batches.
 * **null**: a missing value (None/NaN/NaT, Spark null). **complete**: for numeric columns a finite number
   (text that is not a number, NaN and ±inf are not complete); for categorical columns a non-null value that
   is not the empty string. Text lengths are averaged over all non-null values, empty strings included.
@@ -34,16 +34,14 @@ import numpy as np
 import pandas as pd
 
 from lakeindex.history import chars
+from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind
 
-NUMERIC, CATEGORICAL = "numeric", "categorical"
-KINDS = (NUMERIC, CATEGORICAL)
 # the 101 percentiles plus finer tails: the top and bottom 1% decide EMD on heavy-tailed data
 TAIL_QUANTILES = (0.0001, 0.001, 0.002, 0.005, 0.995, 0.998, 0.999, 0.9999)
 QUANTILE_GRID: tuple[float, ...] = tuple(sorted({i / 100 for i in range(101)} | set(TAIL_QUANTILES)))
 MEDIAN_INDEX = QUANTILE_GRID.index(0.5)
 DEFAULT_TOP_K = 1000
 DEFAULT_EXACT_DISTINCT_LIMIT = 100_000
-NUMERIC_SHARE = 0.9  # a text column is numeric when this share of its non-empty values are numbers
 LENGTH_KEYS = ("str_len", "char_len", "digit_len", "punc_len")
 
 
@@ -124,10 +122,6 @@ class ColumnSummary:
 # ---------------------------------------------------------------------------------------------- pandas
 
 
-def _is_numeric_dtype(s: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(s.dtype) and not pd.api.types.is_bool_dtype(s.dtype)
-
-
 def _text_of(v: Any) -> str:
     if isinstance(v, str):
         return v
@@ -155,7 +149,7 @@ def to_text(series: pd.Series) -> pd.Series:
 def to_numbers(series: pd.Series) -> np.ndarray:
     """Values as float64, NaN for nulls, text that is not a number (``chars.NUMBER_RE``) and ±inf."""
     s = series.reset_index(drop=True)
-    if _is_numeric_dtype(s) or pd.api.types.is_bool_dtype(s.dtype):
+    if has_numeric_dtype(s) or pd.api.types.is_bool_dtype(s.dtype):
         out = s.astype("float64").to_numpy(copy=True)
     else:
         text = to_text(s)
@@ -165,20 +159,6 @@ def to_numbers(series: pd.Series) -> np.ndarray:
             out[ok] = text[ok].str.strip().astype("float64").to_numpy()
     out[~np.isfinite(out)] = np.nan
     return out
-
-
-def infer_kind(series: pd.Series) -> str:
-    """``numeric`` for numeric dtypes and for text mostly made of numbers, else ``categorical``."""
-    if _is_numeric_dtype(series):
-        return NUMERIC
-    if pd.api.types.is_bool_dtype(series.dtype) or pd.api.types.is_datetime64_any_dtype(series.dtype):
-        return CATEGORICAL
-    text = to_text(series)
-    nonempty = text[text.notna() & (text != "")]
-    if nonempty.empty:
-        return CATEGORICAL
-    numbers = int(nonempty.str.fullmatch(chars.NUMBER_BODY).sum())
-    return NUMERIC if numbers >= NUMERIC_SHARE * len(nonempty) else CATEGORICAL
 
 
 def top_counts(counts: pd.Series, top_k: int) -> tuple[dict[str, float], float]:

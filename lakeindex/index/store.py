@@ -25,6 +25,7 @@ from pathlib import Path
 
 from rocksdict import AccessType, IngestExternalFileOptions, Rdict, SstFileWriter
 
+from lakeindex.atomic_publish import publish_directory, write_atomically
 from lakeindex.index.format import BLOCK_CACHE_BYTES, FORMAT_VERSION, fpr, rocksdb_options, unpack
 
 CURRENT = "CURRENT"
@@ -117,15 +118,8 @@ class VersionBuilder:
         (self.tmp / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
         (self.tmp / "builder.pid").unlink()
         final = self.index_path / self.version
-        os.rename(self.tmp, final)
-        _fsync_dir(self.index_path)
-        pointer_tmp = self.index_path / f".{CURRENT}.{self.version}"
-        with open(pointer_tmp, "w") as f:
-            f.write(self.version + "\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(pointer_tmp, self.index_path / CURRENT)
-        _fsync_dir(self.index_path)
+        publish_directory(self.tmp, final)
+        write_atomically(self.index_path / CURRENT, self.version + "\n", temp_name=f".{CURRENT}.{self.version}")
         collect_garbage(self.index_path)
         return final
 
@@ -146,14 +140,6 @@ def _count_keys(db: Rdict) -> int:
 
 def _dir_size(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _pid_alive(pid: int) -> bool:

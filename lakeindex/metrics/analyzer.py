@@ -23,13 +23,6 @@ class MetricError(Exception):
     """One metric cannot be computed (bad column, wrong type, no data); the run goes on."""
 
 
-def col(name: str) -> Column:
-    """A column reference that survives dots, spaces and backticks in names."""
-    from pyspark.sql import functions as F
-
-    return F.col("`" + name.replace("`", "``") + "`")
-
-
 def require_column(schema: StructType, name: str, what: str) -> Any:
     """The field's type, or a MetricError naming the column and the columns that exist."""
     for f in schema.fields:

@@ -12,9 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, col, ratio, require_column
+from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, ratio, require_column
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.states import NumMatches
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import Column

@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import ScanAnalyzer, col, require_column
+from lakeindex.metrics.analyzer import ScanAnalyzer, require_column
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.states import TypeCounts
+from lakeindex.sql_identifiers import col
 
 INTEGRAL_RE = r"^\s*[+-]?\d+\s*$"
 FRACTIONAL_RE = r"^\s*([+-]?(\d+\.\d*|\.\d+|\d+(\.\d*)?[eE][+-]?\d+|\.\d+[eE][+-]?\d+)|NaN|[+-]?Infinity)\s*$"

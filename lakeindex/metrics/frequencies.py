@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lakeindex.metrics.analyzer import col
 from lakeindex.metrics.states import State
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame

@@ -12,9 +12,10 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, col, require_column, require_numeric
+from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.states import CoMoments, Extreme, Moments, SumCount
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import Column

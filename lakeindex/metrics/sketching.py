@@ -10,10 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, col, require_column, require_numeric
+from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.numeric import NO_VALUES
 from lakeindex.metrics.states import HLL_LG_K, KLL_K, HllSketch, KllSketch
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import Column

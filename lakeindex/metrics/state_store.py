@@ -2,10 +2,11 @@
 
 Layout: ``<root>/<sha1 of the analyzer spec>/CURRENT`` names the live version directory, which holds
 ``state.json`` and, for grouping analyzers, ``frequencies.parquet`` written by Spark. A save writes a new
-version and then swaps ``CURRENT`` with an atomic rename, so a reader or a crash never sees a half
-state. The previous version is kept (a merged table read from it may still be evaluated lazily);
-older ones are removed. The root must be a filesystem path the driver and executors share (local
-disk in local mode, a shared mount on a cluster).
+version and then swaps ``CURRENT`` with an atomic rename (``lakeindex.atomic_publish``: ``state.json``,
+``CURRENT`` and its directory entry are fsynced), so a reader or a crash never sees a half state. The
+previous version is kept (a merged table read from it may still be evaluated lazily); older ones are
+removed. The root must be a filesystem path the driver and executors share (local disk in local mode, a
+shared mount on a cluster).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from lakeindex.atomic_publish import write_atomically
 from lakeindex.metrics.frequencies import FrequencyState
 from lakeindex.metrics.states import State, state_from_dict
 
@@ -53,10 +55,8 @@ class FileSystemStateStore:
             meta.update(kind="frequencies", group_names=list(state.group_names))
         else:
             meta["state"] = state.to_dict()
-        (vdir / "state.json").write_text(json.dumps(meta), encoding="utf-8")
-        tmp = base / f".CURRENT.{version}"
-        tmp.write_text(version, encoding="utf-8")
-        os.replace(tmp, base / "CURRENT")
+        write_atomically(vdir / "state.json", json.dumps(meta))
+        write_atomically(base / "CURRENT", version, temp_name=f".CURRENT.{version}")
         self._collect(base, version)
 
     def _collect(self, base: Path, live: str) -> None:

@@ -1,7 +1,8 @@
 """kNN novelty detection for recurring batches (Redyuk et al., "Automating Data Quality Validation for
 Dynamic Data Ingestion", EDBT 2021).
 
-Each accepted batch becomes a vector of descriptive statistics (``batch_features``); an average-kNN
+Each accepted batch becomes a vector of descriptive statistics (``novelty_features`` of its column
+summaries, as the batch history stores it; ``batch_features`` for a pandas batch); an average-kNN
 detector learns the accepted vectors and flags a new batch that lies far from all of them::
 
     kinds = infer_schema_kinds(history_frames)
@@ -14,14 +15,14 @@ detector learns the accepted vectors and flags a new batch that lies far from al
 of ``features`` and ``knn`` list the choices made where the paper is silent.
 """
 
+from lakeindex.history.kinds import infer_kind, infer_schema_kinds  # re-exported: the one column-kind rule
 from lakeindex.novelty.features import (
     FeatureVector,
     align_features,
     batch_features,
     impute_missing,
     index_of_peculiarity,
-    infer_kind,
-    infer_schema_kinds,
+    novelty_features,
     peculiarity_per_value,
     union_keys,
 )
@@ -36,6 +37,7 @@ __all__ = [
     "index_of_peculiarity",
     "infer_kind",
     "infer_schema_kinds",
+    "novelty_features",
     "peculiarity_per_value",
     "union_keys",
 ]

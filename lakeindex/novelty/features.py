@@ -1,25 +1,31 @@
 """Per-batch descriptive statistics, the features of kNN novelty detection (Redyuk et al., EDBT 2021, §4).
 
-``batch_features(df)`` turns one batch into one flat vector of named statistics, keyed
-``"<column>.<statistic>"``:
+``novelty_features(summaries, sample)`` is the one extractor. Production (``lakeindex.history.batches``)
+calls it with the batch's ``ColumnSummary`` per column (from Spark or pandas) and its bounded sample;
+``batch_features(df)`` calls it on a pandas batch, summarised column by column with ``summarize_series``.
+The vector is flat, keyed ``"<column>.<statistic>"``:
 
-* every column: ``completeness`` (non-null values / rows), ``approx_distinct`` (distinct non-null
+* every column: ``completeness`` (complete values / rows), ``approx_distinct`` (distinct complete
   values) and ``mfv_ratio`` (occurrences of the most frequent value / rows, the paper's "normalised
   by the batch size");
-* numeric columns: ``min``, ``max``, ``mean``, ``std`` (population, ddof = 0);
-* other (text) columns: ``peculiarity``, the index of peculiarity (Morris & Cherry 1975, paper Eq. 1).
+* numeric columns: ``min``, ``max``, ``mean``, ``std`` (population, ddof = 0) of the complete values;
+* categorical (text) columns: ``peculiarity``, the index of peculiarity (Morris & Cherry 1975, paper
+  Eq. 1), on the sample.
 
 Choices where the paper is open:
 
-* **Kind.** A column is numeric if its dtype is numeric (bool included) or if every non-null value
-  parses with ``pandas.to_numeric``; everything else, datetimes included, is text (Algorithm 1
-  switches on ``type(A)``). Per-batch inference can flip a column's kind when a batch is corrupted,
-  which changes its keys, so pass ``schema_kinds`` (e.g. ``infer_schema_kinds(training_frames)``,
-  a majority vote) to keep the key set stable.
-* **Numeric columns are cast first**, as a typed ingest would read them (like Spark's non-ANSI cast):
-  a value that does not parse, or is not finite, is null. So a text value in a numeric column
-  lowers ``completeness``, and "1" and "1.0" are one distinct value.
-* **Distinct count** is exact (``nunique``); the paper's HyperLogLog belongs to the Spark path.
+* **Kind.** ``lakeindex.history.kinds``, the rule AVH uses: numeric dtypes (booleans excluded) and text
+  columns of which at least 90% of the non-empty values are numbers are numeric; everything else,
+  booleans and datetimes included, is categorical. Per-batch inference can flip a column's kind when a
+  batch is corrupted, which changes its keys, so production keeps the history's kinds, and
+  ``batch_features`` takes ``schema_kinds`` (e.g. ``infer_schema_kinds(training_frames)``, a
+  majority vote) to keep the key set stable.
+* **Counts are the summary's** (``lakeindex.history.summary``): a complete value is a finite number in
+  a numeric column (text that is not a number, NaN and ±inf are not) and a non-null, non-empty string
+  in a categorical one; numbers are compared as doubles ("1" and "1.0" are one distinct value). The
+  distinct count is exact up to the summary's ``exact_distinct_limit`` and Spark's HLL estimate above
+  it. ``mfv_ratio`` comes from the summary's value frequencies, so it is NaN where the summary keeps
+  none: always for numeric columns, and for categorical columns above the exact-distinct limit.
 * **Index of peculiarity.** The bigram and trigram tables are those of the column in the batch
   itself ("the number of occurrences ... in a textual attribute"). Values are split into words on
   whitespace, and every word is framed by a boundary mark, so n-grams never cross words and word
@@ -34,8 +40,8 @@ Choices where the paper is open:
   ``max_text_chars`` characters. The index depends on the amount of text (rare n-grams have counts
   of 1 in a small batch), so a fixed sample size also keeps large batches comparable.
 * **Empty statistics.** A statistic with no values to summarise (the min of an all-null column, the
-  peculiarity of a column of blanks) is NaN; the detector treats NaN as "undefined" (see
-  ``lakeindex.novelty.knn``).
+  peculiarity of a column of blanks, every ratio of an empty batch) is NaN; the detector treats NaN
+  as "undefined" (see ``lakeindex.novelty.knn``).
 
 Limitation inherited from the paper: every statistic above is invariant under a one-to-one rewrite
 of the characters of all values of a column, so upper-casing or re-encoding a *whole* text column
@@ -44,8 +50,7 @@ upper-casing half of a categorical column doubles its distinct count.
 
 ``FeatureVector`` aligns vectors whose key sets differ (a column appears or disappears). A missing
 key is imputed as if the column were present and entirely null: 0 for ``completeness``,
-``approx_distinct`` and ``mfv_ratio`` (exactly what an all-null column yields) and NaN (undefined)
-for every other statistic.
+``approx_distinct`` and ``mfv_ratio`` and NaN (undefined) for every other statistic.
 """
 
 from __future__ import annotations
@@ -56,74 +61,33 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from lakeindex.history.kinds import KINDS, NUMERIC
+from lakeindex.history.summary import ColumnSummary, summarize_series
+
 __all__ = [
+    "CATEGORICAL_STATS",
     "COUNT_STATS",
     "MAX_TEXT_CHARS",
     "MAX_TEXT_VALUES",
-    "NUMERIC",
     "NUMERIC_STATS",
-    "TEXT",
-    "TEXT_STATS",
     "FeatureVector",
     "align_features",
     "batch_features",
     "impute_missing",
     "index_of_peculiarity",
-    "infer_kind",
-    "infer_schema_kinds",
+    "novelty_features",
     "peculiarity_per_value",
     "union_keys",
 ]
 
-NUMERIC = "numeric"
-TEXT = "text"
-KINDS = (NUMERIC, TEXT)
 COUNT_STATS = ("completeness", "approx_distinct", "mfv_ratio")
 NUMERIC_STATS = ("min", "max", "mean", "std")
-TEXT_STATS = ("peculiarity",)
+CATEGORICAL_STATS = ("peculiarity",)
 MAX_TEXT_VALUES = 1000
 MAX_TEXT_CHARS = 256
 
 _BOUNDARY = "\x00"  # code point 0 frames words; real NULs in the data are replaced by U+FFFD
 _BITS = 21  # a code point fits in 21 bits, so a trigram packs into 63 bits of an int64
-
-
-# --------------------------------------------------------------------------- kinds
-
-
-def _is_numeric_dtype(values: pd.Series) -> bool:
-    """True for numeric and bool dtypes, the columns whose values need no parsing."""
-    return bool(pd.api.types.is_numeric_dtype(values.dtype)) and not pd.api.types.is_complex_dtype(values.dtype)
-
-
-def _is_datetime_like(values: pd.Series) -> bool:
-    """True for datetime and timedelta dtypes, which are profiled as text, never cast to numbers."""
-    return bool(pd.api.types.is_datetime64_any_dtype(values.dtype) or pd.api.types.is_timedelta64_dtype(values.dtype))
-
-
-def infer_kind(values: pd.Series) -> str:
-    """``"numeric"`` for a numeric dtype or strings that all parse as numbers, else ``"text"`` (Algorithm 1)."""
-    if _is_numeric_dtype(values):
-        return NUMERIC
-    if _is_datetime_like(values):
-        return TEXT
-    present = values[values.notna()]
-    if present.empty:
-        return TEXT
-    parsed = pd.to_numeric(present.astype(str), errors="coerce")
-    return NUMERIC if bool(np.isfinite(parsed.to_numpy(dtype="float64", na_value=np.nan)).all()) else TEXT
-
-
-def infer_schema_kinds(frames: Iterable[pd.DataFrame]) -> dict[str, str]:
-    """Column kinds by majority vote over batches, so one corrupted batch cannot change a column's keys."""
-    votes: dict[str, list[int]] = {}
-    for df in frames:
-        for i, name in enumerate(df.columns):
-            series = df.iloc[:, i]
-            tally = votes.setdefault(str(name), [0, 0])
-            if series.notna().any():
-                tally[0 if infer_kind(series) == NUMERIC else 1] += 1
-    return {name: NUMERIC if numeric > text else TEXT for name, (numeric, text) in votes.items()}
 
 
 # --------------------------------------------------------------------------- index of peculiarity
@@ -187,52 +151,37 @@ def index_of_peculiarity(
 # --------------------------------------------------------------------------- batch features
 
 
-def _numeric_values(values: pd.Series) -> np.ndarray:
-    """The column cast to float64: null, unparseable and non-finite values become NaN."""
-    if _is_numeric_dtype(values):
-        cast = values.to_numpy(dtype="float64", na_value=np.nan)
-    else:
-        cast = np.full(len(values), np.nan)
-        present = values.notna().to_numpy()
-        if present.any():
-            parsed = pd.to_numeric(values[present].astype(str), errors="coerce")
-            cast[present] = parsed.to_numpy(dtype="float64", na_value=np.nan)
-    cast[~np.isfinite(cast)] = np.nan
-    return cast
+def _number(x: float | None) -> float:
+    return math.nan if x is None else float(x)
 
 
-def _numeric_features(values: pd.Series) -> dict[str, float]:
-    """Completeness, distinct count, most-frequent-value ratio and min/max/mean/std of a numeric column."""
-    rows = len(values)
-    cast = _numeric_values(values)
-    valid = cast[~np.isnan(cast)]
-    if valid.size == 0:
-        return {"completeness": 0.0, "approx_distinct": 0.0, "mfv_ratio": 0.0} | dict.fromkeys(NUMERIC_STATS, math.nan)
-    _, counts = np.unique(valid, return_counts=True)
-    return {
-        "completeness": valid.size / rows,
-        "approx_distinct": float(counts.size),
-        "mfv_ratio": float(counts.max()) / rows,
-        "min": float(valid.min()),
-        "max": float(valid.max()),
-        "mean": float(valid.mean()),
-        "std": float(valid.std()),
-    }
-
-
-def _text_features(values: pd.Series, max_values: int, max_chars: int, seed: int) -> dict[str, float]:
-    """Completeness, distinct count, most-frequent-value ratio and index of peculiarity of a text column."""
-    rows = len(values)
-    present = values[values.notna()].astype(str)
-    if present.empty:
-        return {"completeness": 0.0, "approx_distinct": 0.0, "mfv_ratio": 0.0, "peculiarity": math.nan}
-    counts = present.value_counts(sort=False)
-    return {
-        "completeness": len(present) / rows,
-        "approx_distinct": float(len(counts)),
-        "mfv_ratio": float(counts.max()) / rows,
-        "peculiarity": index_of_peculiarity(present, max_values=max_values, max_chars=max_chars, seed=seed),
-    }
+def novelty_features(
+    summaries: Mapping[str, ColumnSummary],
+    sample: pd.DataFrame,
+    *,
+    max_text_values: int = MAX_TEXT_VALUES,
+    max_text_chars: int = MAX_TEXT_CHARS,
+    seed: int = 0,
+) -> dict[str, float]:
+    """The kNN feature vector of one batch (paper §4, Algorithm 1 lines 1-7): counts and numeric statistics
+    from the column summaries, the index of peculiarity of categorical columns from ``sample``."""
+    out: dict[str, float] = {}
+    for c, s in summaries.items():
+        rows = s.row_count or 0.0
+        out[f"{c}.completeness"] = s.complete_count / rows if rows else 0.0
+        out[f"{c}.approx_distinct"] = float(s.distinct_count)
+        out[f"{c}.mfv_ratio"] = max(s.value_counts.values()) / rows if rows and s.value_counts else math.nan
+        if s.kind == NUMERIC:
+            out[f"{c}.min"] = _number(s.min)
+            out[f"{c}.max"] = _number(s.max)
+            out[f"{c}.mean"] = _number(s.mean)
+            out[f"{c}.std"] = math.nan if s.variance is None else math.sqrt(max(s.variance, 0.0))
+        else:
+            present = sample[c].dropna().astype(str) if c in sample.columns else []
+            out[f"{c}.peculiarity"] = (index_of_peculiarity(present, max_values=max_text_values,
+                                                            max_chars=max_text_chars, seed=seed)
+                                       if len(present) else math.nan)
+    return out
 
 
 def batch_features(
@@ -243,9 +192,10 @@ def batch_features(
     max_text_chars: int = MAX_TEXT_CHARS,
     seed: int = 0,
 ) -> dict[str, float]:
-    """One batch's flat feature vector ``{"<column>.<statistic>": value}`` (paper §4, Algorithm 1 lines 1-7).
+    """``novelty_features`` of a pandas batch, each column summarised by ``summarize_series``.
 
-    Columns named in ``schema_kinds`` but absent from ``df`` are reported as all-null columns.
+    ``schema_kinds`` fixes the kind of the columns it names; names absent from ``df`` yield no keys (the
+    detector imputes them as all-null columns, ``impute_missing``).
     """
     kinds = dict(schema_kinds or {})
     for name, kind in kinds.items():
@@ -254,20 +204,9 @@ def batch_features(
     names = [str(c) for c in df.columns]
     if len(set(names)) != len(names):
         raise ValueError(f"duplicate column names: {sorted({n for n in names if names.count(n) > 1})}")
-    features: dict[str, float] = {}
-    columns: list[tuple[str, pd.Series]] = [(name, df.iloc[:, i]) for i, name in enumerate(names)]
-    columns += [(name, pd.Series([], dtype=object)) for name in kinds if name not in set(names)]
-    for name, values in columns:
-        kind = kinds.get(name) or infer_kind(values)
-        if len(values) == 0:
-            stats = {"completeness": 0.0, "approx_distinct": 0.0, "mfv_ratio": 0.0}
-            stats |= dict.fromkeys(NUMERIC_STATS if kind == NUMERIC else TEXT_STATS, math.nan)
-        elif kind == NUMERIC:
-            stats = _numeric_features(values)
-        else:
-            stats = _text_features(values, max_text_values, max_text_chars, seed)
-        features.update({f"{name}.{stat}": value for stat, value in stats.items()})
-    return features
+    summaries = {name: summarize_series(df.iloc[:, i], kinds.get(name)) for i, name in enumerate(names)}
+    return novelty_features(summaries, df.set_axis(names, axis=1), max_text_values=max_text_values,
+                            max_text_chars=max_text_chars, seed=seed)
 
 
 # --------------------------------------------------------------------------- alignment

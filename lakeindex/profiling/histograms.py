@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lakeindex.metrics.analyzer import col
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

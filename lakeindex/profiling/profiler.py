@@ -36,10 +36,10 @@ from lakeindex.metrics import (
     Sum,
     run_analysis,
 )
-from lakeindex.metrics.analyzer import col
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.profiling.histograms import value_counts
 from lakeindex.profiling.profile import ColumnProfile, DatasetProfile, NumericStats
+from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame

@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
+from lakeindex.atomic_publish import fsync_dir, write_atomically
 from lakeindex.metrics.metric import Metric
 from lakeindex.repository.query import AnalysisResult, MetricsQuery, QueryFilter, analyzer_spec
 from lakeindex.repository.result_key import ResultKey
@@ -94,19 +95,6 @@ def _time_range(file_name: str) -> tuple[int, int] | None:
     return None
 
 
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:  # not supported on this platform
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 class FileSystemMetricsRepository:
     """Metric results per dataset and ResultKey, stored as immutable Parquet files under ``path``."""
 
@@ -130,21 +118,8 @@ class FileSystemMetricsRepository:
     def _publish(self, directory: Path, name: str, table: pa.Table) -> Path:
         """Write ``table`` to a dot-named temp file, then atomically rename it to ``name``."""
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory / f"{TEMP_PREFIX}{uuid.uuid4().hex}.parquet"
-        final = directory / name
-        try:
-            with open(tmp, "wb") as fh:
-                pq.write_table(table, fh, compression="zstd")
-                fh.flush()
-                if self.fsync:
-                    os.fsync(fh.fileno())
-            os.replace(tmp, final)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
-        if self.fsync:
-            _fsync_dir(directory)
-        return final
+        return write_atomically(directory / name, lambda fh: pq.write_table(table, fh, compression="zstd"),
+                                temp_name=f"{TEMP_PREFIX}{uuid.uuid4().hex}.parquet", fsync=self.fsync)
 
     # ---- reading -------------------------------------------------------------------------------------
     def load(self) -> MetricsQuery:
@@ -302,7 +277,7 @@ class FileSystemMetricsRepository:
         for p in files:
             p.unlink(missing_ok=True)
         if self.fsync:
-            _fsync_dir(directory)
+            fsync_dir(directory)
         return str(new)
 
 
