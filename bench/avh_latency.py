@@ -8,7 +8,8 @@ repository under bench/out (reused when present), then for a new batch measures,
 - learn + check: reading the clean history from the repository, learning every column's AVH program
   and checking the batch's features (the issue target: ≤ 0.2 s);
 - kNN fit + score;
-- end to end, as ``validate_batch`` runs it (without recording).
+- end to end, as ``lakeindex validate-batch`` runs it: ``BatchValidator.default().validate_frame``
+  (without recording).
 """
 
 from __future__ import annotations
@@ -63,9 +64,9 @@ def main() -> None:
     args = p.parse_args()
 
     from lakeindex.avh.from_history import check_dataset, learn_dataset_programs
-    from lakeindex.batch_validation import _novelty_signal, validate_batch
     from lakeindex.history.batches import BatchHistory, profile_batch
     from lakeindex.spark_session import get_spark
+    from lakeindex.validation import BatchUnderTest, BatchValidator, NoveltySignal
 
     spark = get_spark(app_name="bench-avh")
     OUT.mkdir(exist_ok=True)
@@ -96,8 +97,11 @@ def main() -> None:
     learn_check()
     learn_ms, learn_all = median_ms(learn_check, args.runs)
     read_ms, _ = median_ms(read_only, args.runs)
-    knn_ms, _ = median_ms(lambda: _novelty_signal(clean, new), args.runs)
-    e2e_ms, e2e_all = median_ms(lambda: validate_batch(new_df, history, "candidate", record=False), args.runs)
+    novelty = NoveltySignal()
+    knn_ms, _ = median_ms(lambda: novelty.evaluate(BatchUnderTest(new, clean)), args.runs)
+    validator = BatchValidator.default()
+    e2e_ms, e2e_all = median_ms(lambda: validator.validate_frame(new_df, history, "candidate", record=False),
+                                args.runs)
     programs = learn_dataset_programs(clean)
     result = {
         "command": " ".join(["python", "bench/avh_latency.py", *sys.argv[1:]]), "date": time.strftime("%Y-%m-%d"),

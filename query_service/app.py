@@ -75,12 +75,7 @@ def app_from_env() -> FastAPI:
     import os
 
     env = os.environ
-    settings = Settings(max_values=int(env.get("LAKEINDEX_MAX_VALUES", 100_000)),
-                        max_value_length=int(env.get("LAKEINDEX_MAX_VALUE_LENGTH", 4096)),
-                        max_body_bytes=int(env.get("LAKEINDEX_MAX_BODY_BYTES", 16 * 1024 * 1024)),
-                        admin_token=env.get("LAKEINDEX_ADMIN_TOKEN") or None,
-                        watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", 5.0)),
-                        repository=env.get("LAKEINDEX_REPO") or None)
+    settings = Settings.from_env(env)
     return create_app(env["LAKEINDEX_INDEX"], settings)
 
 

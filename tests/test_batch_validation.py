@@ -96,10 +96,10 @@ def corrupted(kind: str) -> pd.DataFrame:
     ("casing", "patterns", "country"),
 ])
 def test_validate_batch(spark, history, index, kind, signal, column):
-    from lakeindex.batch_validation import validate_batch
+    from lakeindex.validation import BatchValidator
 
-    report = validate_batch(spark.createDataFrame(corrupted(kind)), history, f"candidate-{kind}", index=index,
-                            record=False)
+    report = BatchValidator.default(index=index).validate_frame(spark.createDataFrame(corrupted(kind)), history,
+                                                                f"candidate-{kind}", record=False)
     json.dumps(report)  # the report is JSON
     by_signal = {s["signal"]: s for s in report["signals"]}
     if signal is None:
@@ -118,12 +118,13 @@ def test_validate_batch(spark, history, index, kind, signal, column):
 
 
 def test_flagged_batches_stay_out_until_accepted(spark, tmp_path):
-    from lakeindex.batch_validation import validate_batch
+    from lakeindex.validation import BatchValidator
 
     h = BatchHistory(str(tmp_path / "repo"), "orders")
     for day in range(4):
         h.add(spark.createDataFrame(batch(day, seed=day)), f"d{day}", timestamp_ms=10 + day)
-    report = validate_batch(spark.createDataFrame(corrupted("schema_swap")), h, "bad", timestamp_ms=100)
+    report = BatchValidator.default().validate_frame(spark.createDataFrame(corrupted("schema_swap")), h, "bad",
+                                                     timestamp_ms=100)
     assert report["recorded_as"] == FLAGGED
     assert [r.batch_id for r in h.records()] == ["d0", "d1", "d2", "d3"]
     assert h.find("bad").status == FLAGGED

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -55,10 +56,31 @@ def test_bad_values_json_is_exit_2(locale_index, tmp_path, capsys):
 
 
 def test_patterns_command_lists_regexes(capsys):
+    # P("9:07") by hand (hierarchy of lakeindex.patterns.hierarchy): each digit word has 6 nodes (itself,
+    # <digit>{k}, <digit>+, <num>, <alphanum>{k}, <alphanum>+; <all> is not a key) and ":" stays literal.
+    # With up to 2 constants every combination counts: 6 * 6 = 36. Sorted, "9" (0x39) sorts before "<"
+    # (0x3c), "07" before "<", and "+" (0x2b) before "{" (0x7b).
+    nine = ["9", "<digit>{1}", "<digit>+", "<num>", "<alphanum>{1}", "<alphanum>+"]
+    seven = ["07", "<digit>{2}", "<digit>+", "<num>", "<alphanum>{2}", "<alphanum>+"]
+    by_hand = sorted(f"{a}:{b}" for a in nine for b in seven)
+    assert len(by_hand) == 36 and by_hand[:3] == ["9:07", "9:<alphanum>+", "9:<alphanum>{2}"]
     assert main(["patterns", "9:07", "--limit", "3"]) == 0
     row = json.loads(capsys.readouterr().out)
-    assert row["tokens"] == 3 and row["patterns"] == len(value_patterns("9:07"))
-    assert all(s["regex"].startswith("^") for s in row["sample"])
+    assert row["value"] == "9:07" and row["tokens"] == 3 and row["patterns"] == 36
+    assert [s["pattern"] for s in row["sample"]] == by_hand[:3]
+    # each regex is anchored and means its pattern: the constant only itself, <alphanum> an ASCII letter or
+    # digit, + one or more, {2} exactly two
+    exact, alnum_plus, alnum_two = (re.compile(s["regex"]) for s in row["sample"])
+    assert all(s["regex"].startswith("^") and s["regex"].endswith("$") for s in row["sample"])
+    assert all(r.fullmatch("9:07") for r in (exact, alnum_plus, alnum_two))
+    assert not exact.fullmatch("9:08") and not exact.fullmatch("9x07")
+    assert alnum_plus.fullmatch("9:aZ5") and not alnum_plus.fullmatch("9:") and not alnum_plus.fullmatch("9:0-7")
+    assert alnum_two.fullmatch("9:aZ") and not alnum_two.fullmatch("9:007") and not alnum_two.fullmatch("8:07")
+    # one JSON line per value; a value wider than tau (3 tokens > 2) has no patterns at all
+    assert main(["patterns", "9:07", "en-us", "--tau", "2", "--limit", "1"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["value"], r["tokens"], r["patterns"], r["sample"]) for r in rows] == [
+        ("9:07", 3, 0, []), ("en-us", 3, 0, [])]
 
 
 def test_missing_java_is_a_clear_error(monkeypatch):

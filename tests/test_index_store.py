@@ -121,9 +121,28 @@ def test_merge_streams_is_sorted_and_summed():
 
 def test_merge_refuses_different_limits(tmp_path):
     publish(tmp_path / "a", {"p": (0, 1)})
+    a_version = current_version(tmp_path / "a")
     b = VersionBuilder(tmp_path / "b")
     write_sst(b.new_sst_path(), [(b"p", pack(0, 1))])
     b.publish({"limits": {**LIMITS, "tau": 13}, "min_coverage": 1, "impurity_scale": IMPURITY_SCALE})
-    with pytest.raises(IndexError_, match="different enumeration limits"):
+    with pytest.raises(IndexError_, match="different enumeration limits") as err:
         merge_indexes([tmp_path / "a", tmp_path / "b"], tmp_path / "c")
-    assert json.dumps(read_meta(tmp_path / "a"))
+    # the message names both limit sets (keys sorted, as written out by hand here) and the fix
+    message = str(err.value)
+    assert "const_share=16,max_constants=2,max_shapes=256,max_subruns=3,tau=8" in message
+    assert "const_share=16,max_constants=2,max_shapes=256,max_subruns=3,tau=13" in message
+    assert "rebuild them with the same --tau/limits" in message
+    # nothing was published at the output, and the inputs are untouched
+    assert current_version(tmp_path / "c") is None
+    assert not (tmp_path / "c").exists() or not any((tmp_path / "c").iterdir())
+    assert current_version(tmp_path / "a") == a_version
+    assert read_meta(tmp_path / "a")["limits"] == LIMITS
+    assert read_meta(tmp_path / "b")["limits"]["tau"] == 13
+    with IndexReader(tmp_path / "a") as ix:
+        assert ix.get("p").coverage == 1
+    # control: the same inputs with equal limits do merge, so the refusal above is about the limits
+    publish(tmp_path / "b8", {"p": (0, 1)})
+    merged = merge_indexes([tmp_path / "a", tmp_path / "b8"], tmp_path / "c")
+    assert merged["limits"] == LIMITS
+    with IndexReader(tmp_path / "c") as ix:
+        assert ix.get("p").coverage == 2

@@ -7,6 +7,7 @@ import math
 
 import pytest
 
+from lakeindex import checks
 from lakeindex.profiling import ColumnProfile, DatasetProfile
 from lakeindex.suggestions import (
     DEFAULT_RULES,
@@ -84,17 +85,34 @@ def test_vacuous_completeness_bound_is_not_suggested():
     assert not RetainCompletenessRule().applies(col, profile)
 
 
+def wilson_by_hand(k: int, n: int, z: float = Z) -> float:
+    """Wilson score interval, lower end (Wilson 1927), written out independently of lakeindex.suggestions."""
+    p = k / n
+    return (p + z * z / (2 * n) - z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))) / (1 + z * z / n)
+
+
 def test_type_rule(suggestions):
     cols = by_column(suggestions)
+    # frac: "0.5" .. "39.5", all 40 Fractional -> the plain type constraint, no share
     assert cols["frac"]["RetainTypeRule"].constraint == {"type": "has_data_type", "column": "frac",
                                                          "type_name": "Fractional"}
+    assert cols["frac"]["RetainTypeRule"].current_value["type_counts"] == {"Fractional": 40}
+    # flag: "true"/"FALSE" alternate, all 40 Boolean
     assert cols["flag"]["RetainTypeRule"].code == '.has_data_type("flag", "Boolean")'
-    # amount mixes 30 Integral and 10 Fractional strings: has_data_type counts exact types, so assert the share
+    assert cols["flag"]["RetainTypeRule"].current_value["type_counts"] == {"Boolean": 40}
+    # amount cycles "12", "3.5", "0", "7": 30 Integral and 10 Fractional strings. has_data_type counts exact
+    # types, so the rule asserts the Fractional share 10/40 = 0.25 at its Wilson lower bound, by hand:
+    #   centre = 0.25 + z^2/80 = 0.29802, margin = z * sqrt(0.25 * 0.75 / 40 + z^2 / 6400) = 0.14252,
+    #   lower = (0.29802 - 0.14252) / (1 + z^2/40) = 0.14187 -> rounded down to two decimals: 0.14
+    assert wilson_by_hand(10, 40) == pytest.approx(0.14187, abs=1e-5)
     mixed = cols["amount"]["RetainTypeRule"]
-    bound = math.floor(wilson_lower_bound(0.25, 40) * 100) / 100
     assert mixed.constraint == {"type": "has_data_type", "column": "amount", "type_name": "Fractional",
-                                "assertion": f">= {bound:.2f}"} and 0 < bound < 0.25
+                                "assertion": ">= 0.14"}
+    assert mixed.code == '.has_data_type("amount", "Fractional", ">= 0.14")'
     assert mixed.current_value["type_counts"] == {"Fractional": 10, "Integral": 30}
+    assert mixed.current_value["share"] == 0.25
+    # typed columns (score, ctrl) and the string ids get no type rule
+    assert not {"id", "score", "ctrl"} & {c for c, rules in cols.items() if "RetainTypeRule" in rules}
 
 
 def test_categorical_ranges(suggestions):
@@ -143,20 +161,56 @@ def test_positive_rule_is_opt_in(data):
     assert len(DEFAULT_RULES) == 7 and len(EXTENDED_RULES) == 8
 
 
+# Every constraint the default rules should suggest for the fixture (tests/test_profiling.py), worked out by
+# hand from its rows: which rules fire is the table of test_each_rule_fires_on_its_columns_only, the bounds
+# are Wilson lower bounds rounded down (36/40 present -> 0.76, 39/40 covered -> 0.87, 10/40 Fractional -> 0.14).
+EXPECTED_CONSTRAINTS = [
+    {"type": "is_complete", "column": "id"},
+    {"type": "is_unique", "column": "id"},
+    {"type": "is_complete", "column": "amount"},
+    {"type": "is_non_negative", "column": "amount"},
+    {"type": "has_data_type", "column": "amount", "type_name": "Fractional", "assertion": ">= 0.14"},
+    {"type": "is_complete", "column": "frac"},
+    {"type": "is_non_negative", "column": "frac"},
+    {"type": "has_data_type", "column": "frac", "type_name": "Fractional"},
+    {"type": "is_unique", "column": "frac"},
+    {"type": "is_complete", "column": "score"},
+    {"type": "is_unique", "column": "score"},
+    {"type": "is_complete", "column": "ctrl"},
+    {"type": "is_non_negative", "column": "ctrl"},
+    {"type": "is_contained_in", "column": "ctrl", "values": [0, 1]},
+    {"type": "is_complete", "column": "flag"},
+    {"type": "has_data_type", "column": "flag", "type_name": "Boolean"},
+    {"type": "is_complete", "column": "cat"},
+    {"type": "is_contained_in", "column": "cat", "values": ["red", "green", "blue"]},
+    {"type": "is_complete", "column": "outl"},
+    {"type": "is_contained_in", "column": "outl", "values": ["a", "b", "c"], "assertion": ">= 0.87"},
+    {"type": "has_completeness", "column": "partial", "assertion": ">= 0.76"},
+    {"type": "is_contained_in", "column": "partial", "values": ["é", "日本", "😀"]},
+]
+
+
 def test_check_json_document(suggestions):
     doc = suggestions_to_check_json(suggestions, level="warning", description="orders")
     assert list(doc) == ["checks"] and len(doc["checks"]) == 1
     check = doc["checks"][0]
+    assert set(check) == {"level", "description", "constraints"}
     assert check["level"] == "warning" and check["description"] == "orders"
-    assert check["constraints"] == [s.constraint for s in suggestions]
-    assert {"type": "is_complete", "column": "id"} in check["constraints"]
-    assert {"type": "is_unique", "column": "id"} in check["constraints"]
-    assert {"type": "is_non_negative", "column": "amount"} in check["constraints"]
-    json.dumps(doc)
+    # the document holds exactly the hand-derived constraints (in any order), each once
+    canonical = sorted(json.dumps(c, sort_keys=True, ensure_ascii=False) for c in check["constraints"])
+    assert canonical == sorted(json.dumps(c, sort_keys=True, ensure_ascii=False) for c in EXPECTED_CONSTRAINTS)
+    # plain JSON: it survives a strict round trip unchanged, unicode values included
+    assert json.loads(json.dumps(doc, allow_nan=False, ensure_ascii=False)) == doc
+    # and the checks-file reader accepts it as one warning check with one constraint per suggestion
+    parsed = checks.checks_from_dict(json.loads(json.dumps(doc)))
+    assert len(parsed) == 1 and parsed[0].level == "warning" and parsed[0].description == "orders"
+    assert len(parsed[0].constraints) == len(EXPECTED_CONSTRAINTS)
+    # the defaults of the function: level "error", the module's review-before-use description
+    default = suggestions_to_check_json(suggestions)["checks"][0]
+    assert default["level"] == "error" and "review before use" in default["description"]
 
 
 def test_suggestions_hold_on_the_data_they_were_learned_from(data, suggestions):
-    checks = pytest.importorskip("lakeindex.checks")
     df, _ = data
     result = (checks.VerificationSuite().on_data(df)
               .add_checks(checks.checks_from_dict(suggestions_to_check_json(suggestions))).run())

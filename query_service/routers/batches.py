@@ -7,9 +7,12 @@ repository the service was started with (``--repo``); recording is opt-in per re
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from collections.abc import Iterator
+
+from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
+from lakeindex.validation import BatchValidator
 from query_service.limits import check_count, check_values
 
 router = APIRouter(prefix="/v1", tags=["validation by history"])
@@ -26,13 +29,23 @@ class BatchRequest(BaseModel):
     patterns: bool = Field(True, description="also validate text columns' patterns with the service's index")
 
 
+def batch_validator(request: Request, body: BatchRequest) -> Iterator[BatchValidator]:
+    """The library's batch validator for this request, with the service's shared index when patterns are
+    asked for (held for the whole request, so a hot swap cannot close it underneath)."""
+    if not body.patterns:
+        yield BatchValidator.default(delta=body.delta, window=body.window)
+        return
+    with request.app.state.holder.acquire() as loaded:
+        yield BatchValidator.default(index=loaded.solver, delta=body.delta, window=body.window)
+
+
 @router.post("/batches/validate")
-def validate_batch(request: Request, body: BatchRequest) -> dict:
+def validate_batch(request: Request, body: BatchRequest,
+                   validator: BatchValidator = Depends(batch_validator)) -> dict:  # noqa: B008 - FastAPI idiom
     """Schema, AVH, kNN and pattern signals for one batch, with their evidence, in one report."""
     import pandas as pd
 
-    from lakeindex.batch_validation import validate_record
-    from lakeindex.history.batches import ACCEPTED, BatchHistory, profile_frame
+    from lakeindex.history.batches import ACCEPTED, BatchAlreadyRecorded, BatchHistory, profile_frame
 
     repo = request.app.state.settings.repository
     if not repo:
@@ -46,15 +59,13 @@ def validate_batch(request: Request, body: BatchRequest) -> dict:
         if len(name) > 1024:
             raise HTTPException(status_code=422, detail="column name over 1024 characters")
     history = BatchHistory(repo, body.dataset)
-    if history.find(body.batch) is not None:
-        raise HTTPException(status_code=409, detail=f"batch {body.batch!r} is already in the history")
+    try:
+        history.ensure_new(body.batch)
+    except BatchAlreadyRecorded as exc:
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
     clean = history.records(ACCEPTED, light=True)
-    if not clean:
+    if not clean:  # the service profiles against the latest clean batch: onboarding goes through the CLI
         raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
     pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
     new = profile_frame(pdf, body.batch, clean[-1])
-    if body.patterns:
-        with request.app.state.holder.acquire() as loaded:
-            return validate_record(history, new, clean, loaded.solver, delta=body.delta, window=body.window,
-                                   record=body.record)
-    return validate_record(history, new, clean, None, delta=body.delta, window=body.window, record=body.record)
+    return validator.validate(history, new, clean, record=body.record)

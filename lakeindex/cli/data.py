@@ -1,0 +1,58 @@
+"""Reading the DATA argument of the commands that scan a dataset with Spark, and their shared options."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+from collections.abc import Iterator
+from typing import Any
+
+
+def parse_tags(pairs: list[str] | None) -> dict[str, str]:
+    """``k=v`` pairs from the command line."""
+    tags = {}
+    for p in pairs or []:
+        if "=" not in p:
+            raise ValueError(f"--tag {p!r}: expected key=value")
+        k, v = p.split("=", 1)
+        tags[k] = v
+    return tags
+
+
+def read_data(args: argparse.Namespace) -> Any:
+    """The DATA argument as a DataFrame (``--format``, ``--infer-schema``/``--no-infer-schema``, ``--master``)."""
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.spark_session import get_spark
+
+    spark = get_spark(getattr(args, "master", None), "lakeindex")
+    return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema,
+                        schema=getattr(args, "schema", None))
+
+
+@contextlib.contextmanager
+def progress(args: argparse.Namespace, df: Any, what: str) -> Iterator[None]:
+    """Phase and task-count lines on stderr while the Spark work of a command runs (``--quiet`` hides them)."""
+    from lakeindex.progress import Progress
+
+    with Progress(df.sparkSession.sparkContext, enabled=not getattr(args, "quiet", False)) as prog:
+        prog.say(f"{what}: {args.data} ({len(df.columns)} columns)")
+        prog.phase = what  # task-count lines name the phase only
+        yield
+        prog.say(f"{what}: done")
+
+
+def selected_columns(args: argparse.Namespace) -> list[str] | None:
+    return [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
+
+
+def add_data_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
+    p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None,
+                   help="default: from the file extensions")
+    p.add_argument("--no-infer-schema", dest="infer_schema", action="store_false",
+                   help="read CSV/TSV columns as strings")
+    p.add_argument("--schema", default=None,
+                   help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
+                        "pass; unparsable values become null)")
+    p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
+    p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")

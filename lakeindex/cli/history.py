@@ -1,0 +1,164 @@
+"""``lakeindex history | avh | novelty | validate-batch``: validation by the pipeline's own history.
+
+``avh check``, ``novelty check`` and ``validate-batch`` exit 0 when the batch passes, 1 when it is
+flagged, 2 on bad input. History data is read as strings (``--infer-schema`` to type CSV columns), so a
+batch whose upstream starts writing ``"N/A"`` into a numeric column shows up as such.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from lakeindex.cli.data import read_data
+from lakeindex.cli.output import EXIT_OK, emit, emit_line, verdict
+
+
+def _history(args: argparse.Namespace) -> Any:
+    from lakeindex.history.batches import BatchHistory
+
+    return BatchHistory(args.repo, args.dataset)
+
+
+def cmd_history_add(args: argparse.Namespace) -> int:
+    history = _history(args)
+    record = history.add(read_data(args), args.batch, timestamp_ms=args.timestamp)
+    emit({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
+            "columns": {c: s.kind for c, s in record.summaries.items()},
+            "features_per_column": {c: len(f) for c, f in record.features.items()},
+            "clean_batches": len(history.records(light=True))})
+    return EXIT_OK
+
+
+def cmd_history_list(args: argparse.Namespace) -> int:
+    for r in _history(args).records(None):
+        emit_line({"batch": r.batch_id, "timestamp_ms": r.timestamp_ms, "status": r.status, **r.notes})
+    return EXIT_OK
+
+
+def cmd_history_accept(args: argparse.Namespace) -> int:
+    from lakeindex.history.batches import ACCEPTED
+
+    r = _history(args).set_status(args.batch, ACCEPTED)
+    emit({"batch": r.batch_id, "status": r.status})
+    return EXIT_OK
+
+
+def cmd_avh_learn(args: argparse.Namespace) -> int:
+    from lakeindex.avh.from_history import learn_dataset_programs
+
+    t = time.perf_counter()
+    programs = learn_dataset_programs(_history(args).records(light=True), args.delta, args.window, args.max_clauses)
+    out = programs.to_dict()
+    out["learn_ms"] = round((time.perf_counter() - t) * 1000, 1)
+    emit(out)
+    return EXIT_OK
+
+
+def _profile_candidate(args: argparse.Namespace) -> tuple[list[Any], Any, float]:
+    """The clean history, the batch profiled against it (one Spark pass) and the pass's seconds."""
+    from lakeindex.history.batches import profile_batch
+
+    clean = _history(args).records(light=True)
+    if not clean:
+        raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
+    t = time.perf_counter()
+    new = profile_batch(read_data(args), "candidate", clean[-1])
+    return clean, new, time.perf_counter() - t
+
+
+def cmd_avh_check(args: argparse.Namespace) -> int:
+    from lakeindex.validation import AVHSignal, BatchUnderTest
+
+    clean, new, spark_s = _profile_candidate(args)
+    t = time.perf_counter()
+    signal = AVHSignal(args.delta, args.window, args.max_clauses).evaluate(BatchUnderTest(new, clean))
+    flagged = signal["status"] == "failed"
+    emit({"verdict": "flagged" if flagged else "passed", **signal,
+          "timing": {"summary_pass_s": round(spark_s, 3),
+                     "learn_and_check_ms": round((time.perf_counter() - t) * 1000, 1)}})
+    return verdict(flagged)
+
+
+def cmd_novelty_check(args: argparse.Namespace) -> int:
+    from lakeindex.validation import BatchUnderTest, NoveltySignal
+
+    clean, new, _ = _profile_candidate(args)
+    signal = NoveltySignal().evaluate(BatchUnderTest(new, clean))
+    emit(signal)
+    return verdict(signal["status"] == "failed")
+
+
+def cmd_validate_batch(args: argparse.Namespace) -> int:
+    from lakeindex.checks import load_checks
+    from lakeindex.validation import BatchValidator
+
+    checks = load_checks(args.checks) if args.checks else None
+    batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
+    validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window)
+    report = validator.validate_frame(read_data(args), _history(args), batch_id, record=not args.dry_run,
+                                      timestamp_ms=args.timestamp)
+    emit(report)
+    return verdict(report["verdict"] == "flagged")
+
+
+def _repo_args(p: argparse.ArgumentParser, data: bool = False) -> None:
+    p.add_argument("--repo", required=True, help="metrics repository directory")
+    p.add_argument("--dataset", required=True, help="dataset name in the repository")
+    if data:
+        p.add_argument("data", help="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files")
+        p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
+        p.add_argument("--infer-schema", action="store_true", help="type CSV/TSV columns (default: strings)")
+        p.add_argument("--master", default=None)
+
+
+def _avh_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--delta", type=float, default=0.001, help="FPR budget per column (default 0.001 = 0.1%%)")
+    p.add_argument("--window", type=int, default=None, help="learn from the last N clean batches (default all)")
+    p.add_argument("--max-clauses", type=int, default=None)
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Register history, avh, novelty and validate-batch on the main parser."""
+    h = sub.add_parser("history", help="the batch history of a recurring dataset")
+    hs = h.add_subparsers(dest="history_command", required=True)
+    add = hs.add_parser("add", help="profile a clean batch (one Spark pass) and add it to the history")
+    _repo_args(add, data=True)
+    add.add_argument("--batch", required=True, help="batch id (e.g. the partition date)")
+    add.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
+    add.set_defaults(func=cmd_history_add)
+    ls = hs.add_parser("list", help="the stored batches with their status (JSON lines)")
+    _repo_args(ls)
+    ls.set_defaults(func=cmd_history_list)
+    acc = hs.add_parser("accept", help="accept a flagged batch into the clean history")
+    _repo_args(acc)
+    acc.add_argument("--batch", required=True)
+    acc.set_defaults(func=cmd_history_accept)
+
+    a = sub.add_parser("avh", help="Auto-Validate-by-History programs (KDD 2023)")
+    asub = a.add_subparsers(dest="avh_command", required=True)
+    learn = asub.add_parser("learn", help="learn and print each column's program from the clean history")
+    _repo_args(learn)
+    _avh_args(learn)
+    learn.set_defaults(func=cmd_avh_learn)
+    chk = asub.add_parser("check", help="check a batch; exit 0 pass, 1 flagged, 2 bad input")
+    _repo_args(chk, data=True)
+    _avh_args(chk)
+    chk.set_defaults(func=cmd_avh_check)
+
+    n = sub.add_parser("novelty", help="kNN novelty detection on batch statistics (EDBT 2021)")
+    nsub = n.add_subparsers(dest="novelty_command", required=True)
+    nc = nsub.add_parser("check", help="score a batch against the clean history; exit 0 pass, 1 novel")
+    _repo_args(nc, data=True)
+    nc.set_defaults(func=cmd_novelty_check)
+
+    vb = sub.add_parser("validate-batch", help="all signals on one batch, one report; records it (exit 0/1/2)")
+    _repo_args(vb, data=True)
+    _avh_args(vb)
+    vb.add_argument("--index", default=None, help="pattern index: also validate text columns' patterns (FMDV-VH)")
+    vb.add_argument("--checks", default=None, help="declared checks (.json or .py) to run as well")
+    vb.add_argument("--batch", default=None, help="batch id (default: the current time)")
+    vb.add_argument("--timestamp", type=int, default=None)
+    vb.add_argument("--dry-run", action="store_true", help="do not record the batch in the history")
+    vb.set_defaults(func=cmd_validate_batch)

@@ -1,0 +1,116 @@
+"""``lakeindex infer | validate | tag | patterns``: pattern rules from the index (FMDV) and their use."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from lakeindex.cli.output import EXIT_OK, UsageError, emit, emit_line, verdict
+
+
+def read_values(path: str | None, json_path: str | None) -> list[str]:
+    """Values from a one-per-line file (``-`` for stdin) or a JSON array of strings."""
+    if json_path:
+        text = sys.stdin.read() if json_path == "-" else Path(json_path).read_text(encoding="utf-8")
+        try:
+            data = json.loads(text)
+        except ValueError as exc:
+            raise UsageError(f"{json_path}: not valid JSON ({exc})") from exc
+        if not isinstance(data, list) or not all(isinstance(v, str) for v in data):
+            raise UsageError(f"{json_path}: expected a JSON array of strings")
+        return data
+    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
+    return text.splitlines()
+
+
+def cmd_infer(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.infer import AutoValidator
+    from lakeindex.index.store import IndexReader
+
+    values = read_values(args.values, args.values_json)
+    with IndexReader(args.index) as ix:
+        kwargs = {k: v for k, v in (("r", args.r), ("theta", args.theta)) if v is not None}
+        rule = AutoValidator(ix, method=args.method, m=args.m, **kwargs).fit(values).rule_
+    emit(rule.to_dict(), sort_keys=True)
+    return EXIT_OK
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.rule import Rule
+    from lakeindex.fmdv.validate import validate
+
+    try:
+        rule = Rule.from_dict(json.loads(Path(args.rule).read_text(encoding="utf-8")))
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"{args.rule}: not valid JSON ({exc})") from exc
+    values = read_values(args.values, args.values_json)
+    result = validate(rule, values, alpha=args.alpha, test=args.test, mode=args.mode)
+    emit(result, sort_keys=True)
+    return verdict(not result["passed"])
+
+
+def cmd_tag(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.tag_lake import tag_lake
+    from lakeindex.spark_session import get_spark
+
+    emit(tag_lake(get_spark(args.master, "lakeindex-tag"), args.lake, args.index, args.sample, args.fnr, args.m),
+         sort_keys=True)
+    return EXIT_OK
+
+
+def cmd_patterns(args: argparse.Namespace) -> int:
+    from lakeindex.patterns import analyze, to_regex, value_patterns
+    from lakeindex.patterns.enumerate import EnumerationLimits
+
+    limits = EnumerationLimits(tau=args.tau)
+    for v in args.values:
+        pats = sorted(value_patterns(v, limits))
+        emit_line({"value": v, "tokens": analyze(v).ntokens, "patterns": len(pats),
+                   "sample": [{"pattern": p, "regex": to_regex(p)} for p in pats[: args.limit]]})
+    return EXIT_OK
+
+
+def _values_source(p: argparse.ArgumentParser) -> None:
+    src = p.add_mutually_exclusive_group(required=True)
+    src.add_argument("--values", help="file with one value per line, - for stdin")
+    src.add_argument("--values-json", help="file with a JSON array of strings, - for stdin")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``tag``, ``infer`` and ``validate``."""
+    tg = sub.add_parser("tag", help="auto-tag every column of a lake and group columns by domain (Spark)")
+    tg.add_argument("lake")
+    tg.add_argument("--index", required=True)
+    tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
+    tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
+    tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
+    tg.add_argument("--master", default=None)
+    tg.set_defaults(func=cmd_tag)
+
+    inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
+    inf.add_argument("--index", required=True)
+    _values_source(inf)
+    inf.add_argument("--method", choices=["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"], default="fmdv-vh")
+    inf.add_argument("--r", type=float, default=None, help="FPR threshold r (default 0.1)")
+    inf.add_argument("--m", type=int, default=None, help="coverage threshold m (default: 0.1%% of indexed columns)")
+    inf.add_argument("--theta", type=float, default=None, help="non-conforming tolerance of -H methods (0.1)")
+    inf.set_defaults(func=cmd_infer)
+
+    val = sub.add_parser("validate", help="validate a batch against a rule; exit 0 pass, 1 flagged, 2 bad input")
+    val.add_argument("--rule", required=True, help="rule JSON printed by `lakeindex infer`")
+    _values_source(val)
+    val.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
+    val.add_argument("--test", choices=["fisher", "chi2"], default="fisher")
+    val.add_argument("--mode", choices=["strict", "homogeneity"], default=None, help="default: the rule's")
+    val.set_defaults(func=cmd_validate)
+
+
+def register_debugging(sub: argparse._SubParsersAction) -> None:
+    """Add ``patterns`` (listed last: a debugging aid)."""
+    pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
+    pat.add_argument("values", nargs="+")
+    pat.add_argument("--tau", type=int, default=8)
+    pat.add_argument("--limit", type=int, default=20)
+    pat.set_defaults(func=cmd_patterns)

@@ -1,0 +1,71 @@
+"""What every ``lakeindex`` command shares: JSON on stdout, errors on stderr, one set of exit codes.
+
+Exit codes: 0 pass, 1 flagged (a check, a rule or a batch failed), 2 bad input (the error names the
+file, column or value and what to do), 3 internal error (a bug or a broken environment: the JSON
+error, then the traceback, go to stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import traceback
+from collections.abc import Callable
+
+EXIT_OK, EXIT_FLAGGED, EXIT_BAD_INPUT, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    """Bad input from the user: reported as JSON on stderr with exit code 2."""
+
+
+def emit(obj: object, sort_keys: bool = False) -> None:
+    """A command's result as indented JSON on stdout."""
+    print(json.dumps(obj, indent=2, sort_keys=sort_keys, ensure_ascii=False, default=str))
+
+
+def emit_line(obj: object) -> None:
+    """One JSON line on stdout (commands that stream rows)."""
+    print(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+def verdict(flagged: bool) -> int:
+    """Exit code of a command that passes or flags."""
+    return EXIT_FLAGGED if flagged else EXIT_OK
+
+
+def error(message: str) -> None:
+    """An error as one JSON line on stderr."""
+    print(json.dumps({"error": message}, ensure_ascii=False), file=sys.stderr)
+
+
+def bad_input_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean the user's input is wrong (imported lazily: most commands need few modules)."""
+    from lakeindex.checks.checks_file import ChecksFileError
+    from lakeindex.index.build_options import BuildError
+    from lakeindex.index.store import IndexError_
+    from lakeindex.lake.dataset import DatasetError
+    from lakeindex.lake.listing import LakeError
+    from lakeindex.patterns.pattern import PatternError
+    from lakeindex.repository import RepositoryError
+    from lakeindex.spark_session import SparkUnavailable
+
+    return (UsageError, IndexError_, PatternError, BuildError, LakeError, FileNotFoundError, ValueError,
+            SparkUnavailable, ChecksFileError, DatasetError, RepositoryError)
+
+
+def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """Run a command function and map its exceptions to exit codes 2 and 3."""
+    bad = bad_input_errors()
+    try:
+        return func(args)
+    except bad as exc:
+        error(str(exc))
+        return EXIT_BAD_INPUT
+    except KeyboardInterrupt:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 3, not a bare traceback's 1
+        error(f"internal error: {type(exc).__name__}: {exc}")
+        traceback.print_exc(file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,250 @@
+"""Offline index build (Auto-Validate §2.4): scan every column of a lake, write the pattern index.
+
+Plan (all heavy work in executors; the driver sees file names, per-file stats and finished SST
+bytes, never the corpus):
+
+1. list the lake with Spark's ``binaryFile`` source (metadata only);
+2. ``mapInArrow`` over file contents: parse, reduce columns to value counts, enumerate P(D), and
+   emit task-local partial sums of (Imp_D(p) units, 1) per pattern (``lakeindex.index.scan``);
+3. ``groupBy(pattern)`` sums them into (Σ Imp, Cov_T) and drops patterns under the coverage floor;
+4. range-partition and sort by key bytes, write each partition as an SST file in its executor,
+   stream the files to the driver one partition at a time, ingest them into RocksDB, and publish
+   the new version atomically (``lakeindex.index.store``).
+
+The library's build: ``lakeindex index build LAKE --out INDEX`` runs it locally, and
+``spark-submit indexer_jobs/build_index.py LAKE --out INDEX`` on a cluster (see README).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+import uuid
+from functools import partial
+from pathlib import Path
+
+from pyspark import StorageLevel, TaskContext
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from lakeindex import __version__
+from lakeindex.index.build_options import BuildError
+from lakeindex.index.format import IMPURITY_SCALE, pack
+from lakeindex.index.merge import merge_indexes
+from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, relative_table, scan_partition
+from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files
+from lakeindex.lake.readers import FORMATS
+from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.progress import Progress
+
+SST_CHUNK_BYTES = 32 * 1024 * 1024
+SST_SCHEMA = "part int, seq int, nkeys long, data binary"
+MAX_ISSUES_KEPT = 1000
+
+
+def _write_partition_sst(batches, tmp_dir: str):  # noqa: ANN001, ANN202 - mapInArrow body
+    """Executor: write this sorted partition as an SST file and stream it back in chunks."""
+    import pyarrow as pa
+
+    part = TaskContext.get().partitionId()
+    path = os.path.join(tmp_dir, f"lakeindex-{uuid.uuid4().hex}.sst")
+
+    def items():
+        for b in batches:
+            keys = b.column("key").to_pylist()
+            imps = b.column("imp").to_pylist()
+            covs = b.column("cov").to_pylist()
+            for k, i, c in zip(keys, imps, covs, strict=True):
+                yield k, pack(i, c)
+
+    try:
+        n = write_sst(path, items())
+        if not n:
+            return
+        with open(path, "rb") as f:
+            seq = 0
+            while chunk := f.read(SST_CHUNK_BYTES):
+                yield pa.RecordBatch.from_pydict(
+                    {"part": [part], "seq": [seq], "nkeys": [n], "data": [chunk]},
+                    schema=pa.schema([("part", pa.int32()), ("seq", pa.int32()), ("nkeys", pa.int64()),
+                                      ("data", pa.binary())]))
+                seq += 1
+    finally:
+        if os.path.exists(path):
+            os.remove(path)
+
+
+def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
+    meta: dict = {"tables_scanned": 0, "columns_scanned": 0, "cells_scanned": 0, "values_scanned": 0,
+                  "wide_values_skipped": 0, "rows_scanned": 0, "bytes_scanned": 0}
+    skipped = list(skipped_extra)
+    issues: list[dict] = []
+    issues_total = 0
+    for s in stats:
+        meta["bytes_scanned"] += s["bytes"]
+        for issue in s["issues"]:
+            issues_total += 1
+            if len(issues) < MAX_ISSUES_KEPT:
+                issues.append({"file": s["table"], **issue})
+        if s["skipped"]:
+            skipped.append({"file": s["table"], "reason": s["skipped"]})
+            continue
+        meta["tables_scanned"] += 1
+        meta["columns_scanned"] += s["columns"]
+        meta["cells_scanned"] += s["cells"]
+        meta["values_scanned"] += s["values"]
+        meta["wide_values_skipped"] += s["wide_values"]
+        meta["rows_scanned"] += s["rows"]
+    meta["files_skipped"] = len(skipped)
+    meta["skipped_files"] = sorted(skipped, key=lambda d: d["file"])[:MAX_ISSUES_KEPT]
+    meta["issues_total"] = issues_total
+    meta["issues"] = sorted(issues, key=lambda d: d["file"])
+    return meta
+
+
+def _scan(spark: SparkSession, root: str, paths: list[str] | None, total_bytes: int,
+          limits: EnumerationLimits) -> DataFrame:
+    par = spark.sparkContext.defaultParallelism
+    split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
+    spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
+    # a small open cost packs many small files per task: more patterns shared in a task's accumulator
+    spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
+    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
+    files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
+    if paths is not None:
+        files = files.filter(F.col("path").isin(paths))
+    return files.select("path", "content").mapInArrow(
+        partial(scan_partition, root=root, limits=limits.to_dict()), SCAN_SCHEMA)
+
+
+def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
+                  min_coverage: int = 2, known: dict[str, dict] | None = None,
+                  progress: bool = True) -> dict:
+    """Scan the lake (or only tables not in ``known``) and publish a new version of ``out``.
+
+    Returns the new version's metadata, or, when no table outside ``known`` is left, only
+    ``{"new_tables": 0, "skipped_files": [...]}`` and publishes nothing.
+    """
+    t0 = time.time()
+    if min_coverage < 1:
+        raise BuildError("--min-coverage must be >= 1")
+    root = lake_uri(lake)
+    prog = Progress(spark.sparkContext, enabled=progress)
+    with prog:
+        prog.say(f"listing {root}")
+        listing = list_files(spark, root)
+        skipped: list[dict] = []
+        candidates = []
+        for f in listing:
+            rel = relative_table(f.path, root)
+            if not any(rel.lower().endswith(e) for e in FORMATS):
+                skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
+            elif f.length == 0:
+                skipped.append({"file": rel, "reason": "empty file"})
+            else:
+                candidates.append(f)
+        paths = None
+        if known is not None:
+            new_rows = []
+            for row in candidates:
+                rel = relative_table(row.path, root)
+                prev = known.get(rel)
+                if prev is None:
+                    new_rows.append(row)
+                elif prev["bytes"] != row.length or prev["mtime"] != row.mtime:
+                    skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
+                                                           "only add new tables: run a full build"})
+            candidates = new_rows
+            paths = [r.path for r in candidates]
+            if not candidates:
+                prog.say("no new tables to index")
+                return {"new_tables": 0, "skipped_files": skipped}
+        if not candidates:
+            raise BuildError(f"lake {lake} has no .csv/.tsv/.parquet/.jsonl files")
+        total_bytes = sum(r.length for r in candidates)
+        prog.say(f"scanning {len(candidates)} files ({total_bytes / 1e6:.1f} MB)")
+        scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
+        try:
+            stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
+            prog.say("aggregating patterns and writing SST files")
+            spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
+            agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
+                   .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
+                   .filter(F.col("cov") >= min_coverage)
+                   .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
+            # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
+            nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
+            ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
+            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
+            builder = VersionBuilder(out)
+            try:
+                _receive_ssts(ssts, builder)
+                meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
+                        "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
+                        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                        "spark": {"master": spark.sparkContext.master, "version": spark.version},
+                        **_summarize(stats, skipped)}
+                meta["build_seconds"] = round(time.time() - t0, 3)
+                tables = [{"table": relative_table(r.path, root), "bytes": r.length,
+                           "mtime": r.mtime} for r in candidates]
+                scanned_ok = {s["table"] for s in stats if not s["skipped"]}
+                tables = [t for t in tables if t["table"] in scanned_ok]
+                prog.say("publishing")
+                builder.publish(meta, tables)
+            except BaseException:
+                builder.abort()
+                raise
+        finally:
+            scanned.unpersist()
+    return read_meta(out)
+
+
+def _executor_tmp() -> str:
+    return os.environ.get("LAKEINDEX_EXECUTOR_TMP", "/tmp")
+
+
+def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
+    """Stream SST chunks partition by partition into the builder's directory."""
+    current: tuple[int, object] | None = None
+    for row in ssts.toLocalIterator(prefetchPartitions=True):
+        if current is None or current[0] != row.part:
+            if current is not None:
+                current[1].close()
+            current = (row.part, open(builder.new_sst_path(), "wb"))
+        current[1].write(row.data)
+    if current is not None:
+        current[1].close()
+
+
+def build_index(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits | None = None,
+                min_coverage: int = 2, incremental: bool = False, progress: bool = True) -> dict:
+    """Build (or, with ``incremental``, extend) the index at ``out``; return its metadata.
+
+    Incremental builds index only tables not yet in ``out`` into a delta and merge it in; they
+    require an existing index built with the same limits.
+    """
+    limits = limits or EnumerationLimits()
+    if not incremental or current_version(out) is None:
+        return build_version(spark, lake, out, limits, min_coverage, progress=progress)
+    with IndexReader(out) as old:
+        old_limits = EnumerationLimits(**old.meta["limits"])
+        known = {t["table"]: t for t in old.tables()}
+    if old_limits != limits:
+        raise BuildError(f"index {out} was built with {old_limits}; an incremental build must use the "
+                         "same limits (or run a full build)")
+    delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
+    try:
+        # the delta keeps every pattern so the merge adds exact sums; the floor applies after
+        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress)
+        if delta_meta.get("new_tables") == 0:
+            merged = read_meta(out)
+        else:
+            merged = merge_indexes([out, delta], out, min_coverage=min_coverage)
+        return {**merged, "incremental": {"new_tables": delta_meta.get("tables_scanned", 0),
+                                          "skipped_files": delta_meta["skipped_files"]}}
+    finally:
+        shutil.rmtree(delta, ignore_errors=True)

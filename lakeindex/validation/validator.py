@@ -1,0 +1,80 @@
+"""Validate one new batch of a recurring dataset with every signal the platform has, in one report.
+
+Signals (each its own module here), all learned from the dataset's clean history in the metrics
+repository: **schema**, **avh**, **novelty**, **patterns** (with a pattern index) and **checks**
+(declared checks). The batch costs one Spark summary pass (or a pandas one, in the service) and one
+bounded sample, plus one pass for declared checks. It is recorded as accepted when nothing fails and
+as flagged otherwise; flagged batches stay out of the clean history until ``lakeindex history accept``.
+
+The CLI (``lakeindex validate-batch``) and the service (``POST /v1/batches/validate``) use this class
+unchanged; they differ only in how the batch is profiled.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.avh.from_history import DEFAULT_DELTA
+from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, profile_batch
+from lakeindex.validation.avh import AVHSignal
+from lakeindex.validation.checks import ChecksSignal
+from lakeindex.validation.novelty import NoveltySignal
+from lakeindex.validation.patterns import PatternSignal
+from lakeindex.validation.schema import SchemaSignal
+from lakeindex.validation.signal import BatchUnderTest, Signal
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
+
+    from lakeindex.checks import Check
+
+
+class BatchValidator:
+    """Runs its signals on a batch and records the verdict in the dataset's history."""
+
+    def __init__(self, signals: list[Signal]) -> None:
+        self.signals = signals
+
+    @classmethod
+    def default(cls, index: Any = None, checks: list[Check] | None = None, delta: float = DEFAULT_DELTA,
+                window: int | None = None, alpha: float = 0.01) -> BatchValidator:
+        """Schema, AVH and novelty always; patterns with an index (path, reader or solver); checks if given."""
+        signals: list[Signal] = [SchemaSignal(), AVHSignal(delta, window), NoveltySignal()]
+        if index:
+            signals.append(PatternSignal(index, alpha))
+        if checks:
+            signals.append(ChecksSignal(checks))
+        return cls(signals)
+
+    def validate_frame(self, df: DataFrame, history: BatchHistory, batch_id: str, record: bool = True,
+                       timestamp_ms: int | None = None) -> dict[str, Any]:
+        """Profile the batch with Spark (one pass), then :meth:`validate`."""
+        history.ensure_new(batch_id)
+        clean = history.records(ACCEPTED, light=True)
+        t0 = time.perf_counter()
+        new = profile_batch(df, batch_id, clean[-1] if clean else None)
+        summary_s = time.perf_counter() - t0
+        report = self.validate(history, new, clean, df, record, timestamp_ms)
+        report["timing"]["summary_pass_s"] = round(summary_s, 3)
+        return report
+
+    def validate(self, history: BatchHistory, new: BatchRecord, clean: list[BatchRecord],
+                 df: DataFrame | None = None, record: bool = True, timestamp_ms: int | None = None) -> dict[str, Any]:
+        """The signals and the report for a batch already profiled (by Spark or, in the service, by pandas)."""
+        t1 = time.perf_counter()
+        batch = BatchUnderTest(new, clean, df)
+        signals = [s.evaluate(batch) for s in self.signals]
+        failing = [s["signal"] for s in signals if s["status"] == "failed"]
+        verdict = "flagged" if failing else "passed"
+        report = {"dataset": history.dataset, "batch": new.batch_id, "verdict": verdict, "failing_signals": failing,
+                  "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
+                  "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
+        if record:
+            new.status = ACCEPTED if verdict == "passed" else FLAGGED
+            new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
+            if failing:
+                new.notes["failing_signals"] = failing
+            history.save(new)
+            report["recorded_as"] = new.status
+        return report

@@ -1,0 +1,52 @@
+"""``lakeindex serve``: the service's command, registered through the ``lakeindex.commands`` entry point."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import sys
+from pathlib import Path
+
+from lakeindex.cli.output import EXIT_OK
+from query_service.limits import SERVE_WATCH_INTERVAL, Settings
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from lakeindex.index.store import IndexReader
+    from query_service.app import create_app
+
+    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    IndexReader(args.index).close()  # fail fast, with the reader's message, on a bad index path
+    settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
+                        max_body_bytes=args.max_body_mb * 1024 * 1024,
+                        admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
+                        watch_interval=args.watch_interval, repository=args.repo)
+    if args.workers > 1:
+        # one process per worker, each with its own read-only index handle and caches
+        os.environ.update(settings.to_env(str(Path(args.index).resolve())))
+        uvicorn.run("query_service.app:app_from_env", factory=True, host=args.host, port=args.port,
+                    workers=args.workers, log_level="warning", access_log=False, timeout_keep_alive=30)
+        return EXIT_OK
+    uvicorn.run(create_app(args.index, settings), host=args.host, port=args.port, log_level="warning",
+                access_log=False, timeout_keep_alive=30)
+    return EXIT_OK
+
+
+def add_serve_command(sub: argparse._SubParsersAction) -> None:
+    """Add ``serve`` to the ``lakeindex`` command."""
+    sv = sub.add_parser("serve", help="serve lookups, inference, validation and tagging over HTTP")
+    sv.add_argument("--index", required=True)
+    sv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: loopback only)")
+    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--watch-interval", type=float, default=SERVE_WATCH_INTERVAL,
+                    help="seconds between checks of the index's CURRENT pointer (0: only /admin/reload)")
+    sv.add_argument("--workers", type=int, default=1, help="server processes (each opens the index read-only)")
+    sv.add_argument("--max-values", type=int, default=Settings.max_values, help="values per request")
+    sv.add_argument("--max-value-length", type=int, default=Settings.max_value_length, help="characters per value")
+    sv.add_argument("--max-body-mb", type=int, default=Settings.max_body_bytes // (1024 * 1024),
+                    help="request body size")
+    sv.add_argument("--repo", default=None, help="metrics repository: enables POST /v1/batches/validate")
+    sv.set_defaults(func=cmd_serve)
