@@ -183,6 +183,18 @@ def test_a_value_with_two_parses_of_one_pattern_counts_once(fn):
     assert got["4.<num>"] == 2 and got["<num>.6"] == 2  # one constant, the rest one decimal
 
 
+@pytest.mark.parametrize("fn", ["walk", "sums"])
+def test_a_value_with_one_constant_at_two_slots_counts_once(fn):
+    """10.2.2.7 is <num>.2.<num> two ways (10|.2.|2.7 and 10.2|.2.|7: the constant 2 is either middle word);
+    a value counts once, so 10.2.2.7 x2, 10.3.2.7 x1 and 10.2.3.7 x1 give 4 (each matches), not 6; 10.5.5.7
+    matches neither way."""
+    walked, summed = _run_both({"10.2.2.7": 2, "10.3.2.7": 1, "10.2.3.7": 1, "10.5.5.7": 1},
+                               EnumerationLimits(), 0, 0)
+    got = walked if fn == "walk" else summed
+    assert got["<num>.2.<num>"] == 4
+    assert got["10.2.<num>"] == 3 and got["<num>.5.<num>"] == 1
+
+
 # "1.5" and "1.x" share the constant 1 in their first part, but "1.5" is a decimal (the part may be
 # <num> over three parts) and "1.x" is not, so the walk files their first parts under two option keys.
 SPLIT_KEYS = {"1.5": 4, "1.x": 4, "abc": 92}

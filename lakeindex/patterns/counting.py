@@ -49,7 +49,7 @@ class _State:
 
     def __init__(self, const: bool) -> None:
         self.groups: dict[Hashable, list[tuple[list[Thread], int]]] = {}
-        self.done: list[tuple[int, tuple, int]] = []
+        self.done: list[tuple[int, tuple, int, Members]] = []
         self.const = const
 
 
@@ -81,12 +81,7 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
         for text, state in frontier.items():
             need = const_floor if state.const else floor
             if state.done:
-                seen: set[tuple] = set()
-                done = 0
-                for si, ckey, w in state.done:
-                    if (si, ckey) not in seen:  # one value, one count, however many parses reach it
-                        seen.add((si, ckey))
-                        done += w
+                done = _done_weight(state.done)
                 if done >= need and done > 0:
                     counts[text] = done
             # an upper bound of each class extension's weight first: light ones are never built
@@ -166,7 +161,7 @@ def _extend_constants(text: str, const_opts: list, infos: list, splits: dict, co
         t = (si, pos + step, sub, sw, ckey + ((slots, consts),), used + len(slots))
         keys, _, _, nparts = infos[si]
         if pos + step == nparts:
-            new.done.append((si, t[4], sw))
+            new.done.append((si, t[4], sw, sub))
         else:
             new.groups.setdefault(keys[pos + step], []).append(([t], sw))
 
@@ -182,7 +177,7 @@ def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashab
         if npos > nparts:
             continue
         if npos == nparts:
-            done.append((si, ckey, w))
+            done.append((si, ckey, w, members))
             continue
         k = keys[npos]
         lst = by.get(k)
@@ -193,6 +188,26 @@ def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashab
             lst.append((si, npos, members, w, ckey, used))
             weight[k] += w
     return {k: (lst, weight[k]) for k, lst in by.items()}, done
+
+
+def _done_weight(done: list[tuple[int, tuple, int, Members]]) -> int:
+    """Weight of the values that complete a pattern: one value, one count, however many parses reach it.
+
+    Parses of one shape with the same constants reach the same values. With constants at different
+    slots (``<num>.2.<num>`` of ``10.2.2.7``: the ``2`` of either middle word) they may reach the same
+    value twice, so such a shape's values are united by their slot texts.
+    """
+    by_shape: dict[int, dict[tuple, tuple[int, Members]]] = {}
+    for si, ckey, w, members in done:
+        by_shape.setdefault(si, {}).setdefault(ckey, (w, members))
+    total = 0
+    for parses in by_shape.values():
+        if len(parses) == 1:
+            total += next(iter(parses.values()))[0]
+        else:
+            union = {texts: w for _, members in parses.values() for texts, w in members}
+            total += sum(union.values())
+    return total
 
 
 def _split(members: Members, slots: tuple[int, ...]) -> list[tuple[tuple[str, ...], Members, int]]:
@@ -240,6 +255,9 @@ def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[
         nslots = len(members[0][0])
         # per slot, the texts that may stay constant: slot sets holding a slot without any are skipped
         ok = [{slots[j] for slots, _ in members if carried[slots[j]] >= const_floor} for j in range(nslots)]
+        local: dict[str, int] = {}
+        source: dict[str, tuple[int, ...]] = {}  # the slot set that first wrote each pattern
+        twice: dict[str, list[tuple[tuple[int, ...], str]]] = {}  # patterns written from several slot sets
         for slot_set, fmts in by_slots.items():
             if not all(ok[j] for j in slot_set):
                 continue
@@ -251,7 +269,18 @@ def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[
             for key, n in combos.items():
                 for f in fmts:
                     p = f % key
-                    consts[p] = cget(p, 0) + n
+                    first = source.setdefault(p, slot_set)
+                    if first != slot_set:
+                        twice.setdefault(p, []).append((slot_set, f))
+                    local[p] = local.get(p, 0) + n
+        for p, more in twice.items():
+            # the same pattern with constants at other slots (``<num>.2.<num>`` of ``10.2.2.7``): a value
+            # counts once, so count the values any of its writings reach
+            writes = [(source[p], f) for f in by_slots[source[p]]] + more
+            local[p] = sum(w for slots, w in members
+                           if any(f % tuple(slots[j] for j in ss) == p for ss, f in writes))
+        for p, n in local.items():
+            consts[p] = cget(p, 0) + n
     out = {p: n for p, n in counts.items() if n >= floor and n > 0}
     out.update((p, n) for p, n in consts.items() if n >= const_floor)
     return out
