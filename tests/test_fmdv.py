@@ -93,7 +93,7 @@ def test_figure9_special_values_need_horizontal_cuts(index):
     assert not fit(index, values, "fmdv").feasible
     rule = fit(index, values, "fmdv-h")
     assert rule.feasible and rule.pattern == "<digit>+,<digit>+"
-    assert rule.train_nonconforming == 6 and rule.theta == pytest.approx(6 / 306)
+    assert rule.train_nonconforming == 6 and rule.train_nonconforming_fraction == pytest.approx(6 / 306)
     assert rule.validation == "homogeneity"
     # a future batch with the same rate of "-" passes; one full of "N/A" is flagged
     same = [f"{rng.randint(1, 999)},{rng.randint(1, 999)}" for _ in range(500)] + ["-"] * 10
@@ -160,9 +160,35 @@ def test_strict_rules_fail_on_any_violation(index):
 
 
 def test_ties_between_mixed_shapes_do_not_break_sorting(index):
-    # equal weights for a symbol-first and a word-first shape used to compare str with tuple
-    rule = fit(index, ["-", "12,34"])
-    assert rule.train_size == 2
+    """Equal weights for a symbol-first and a word-first shape used to compare str with tuple.
+
+    Expected outcomes follow from the definitions, not from a run: P("-") is {"-"} (symbol runs stay
+    literal), so no pattern holds both "-" and "12,34"; and -H may cut at most theta = 10% of the values.
+    """
+    from lakeindex.fmdv.column import QueryColumn
+    from lakeindex.patterns.enumerate import EnumerationLimits
+
+    # the tie really happens: two shapes, one value each
+    assert sorted(g.weight for g in QueryColumn.from_values(["-", "12,34"], EnumerationLimits()).groups) == [1, 1]
+    # 2 values: 10% of 2 is 0.2 values, so nothing may be cut and no single pattern fits -> infeasible
+    for values in (["-", "12,34"], ["12,34", "-"]):
+        rule = fit(index, values)
+        assert not rule.feasible and rule.pattern is None and rule.regex is None
+        assert rule.train_size == 2 and "no pattern" in rule.reason
+
+    # 30 numbers plus "-" and "N/A" (tied at weight 1, symbol-first vs word-first): 2/32 = 6.25% <= 10% may be
+    # cut, and the corpus' 30 pure "<n>,<n>" columns (1-3 digits) make <digit>+,<digit>+ the most specific
+    # consistent pattern (<num> and <alphanum>+ are above <digit>+ in the hierarchy)
+    rng = random.Random(6)
+    numbers = [f"{rng.randint(1, 999)},{rng.randint(1, 999)}" for _ in range(30)]
+    for values in (numbers + ["-", "N/A"], ["N/A", "-", *numbers], ["-", *numbers, "N/A"]):
+        rule = fit(index, values)
+        assert rule.feasible, rule.reason
+        assert rule.pattern == "<digit>+,<digit>+"
+        assert rule.train_size == 32 and rule.train_nonconforming == 2
+        assert rule.train_nonconforming_fraction == pytest.approx(2 / 32)
+        assert all(matches(rule.pattern, v) for v in numbers)
+        assert not matches(rule.pattern, "-") and not matches(rule.pattern, "N/A")
 
 
 def test_tag_is_most_restrictive_domain_pattern(index):

@@ -62,8 +62,9 @@ class Rule:
         return min(covs) if self.feasible and covs else None
 
     @property
-    def theta(self) -> float:
-        """θ_C: training fraction of non-conforming values."""
+    def train_nonconforming_fraction(self) -> float:
+        """The paper's θ_C: the training column's fraction of non-conforming values (not FMDV-H's θ, the
+        tolerance parameter, which is ``params["theta"]``)."""
         return self.train_nonconforming / self.train_size if self.train_size else 0.0
 
     def nonconforming(self, values: list[str]) -> Counter:
@@ -80,7 +81,7 @@ class Rule:
             "pattern": self.pattern, "regex": self.regex, "fpr": self.fpr, "coverage": self.coverage,
             "segments": [{**asdict(s), "regex": s.regex} for s in self.segments],
             "train_size": self.train_size, "train_nonconforming": self.train_nonconforming,
-            "train_nonconforming_fraction": self.theta, "index_version": self.index_version,
+            "train_nonconforming_fraction": self.train_nonconforming_fraction, "index_version": self.index_version,
             "validation": self.validation,
         }
         if self.reason:

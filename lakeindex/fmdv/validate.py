@@ -37,14 +37,14 @@ def validate(rule: Rule, values: list[str], alpha: float = 0.01, test: str = "fi
     mode = mode or rule.validation
     batch = [v for v in values if v]
     out: dict = {"method": rule.method, "pattern": rule.pattern, "mode": mode, "test": test, "alpha": alpha,
-                 "train_size": rule.train_size, "train_nonconforming_fraction": rule.theta,
+                 "train_size": rule.train_size, "train_nonconforming_fraction": rule.train_nonconforming_fraction,
                  "batch_size": len(batch), "empty_values_ignored": len(values) - len(batch)}
     if not rule.feasible:
         out.update(passed=True, flagged=False, skipped="the rule has no pattern (infeasible column)")
         return out
     bad = rule.nonconforming(batch)
     k = sum(bad.values())
-    theta = k / len(batch) if batch else 0.0
+    fraction = k / len(batch) if batch else 0.0  # the paper's θ_C' of the batch
     fisher, chi2 = homogeneity_pvalues(rule.train_nonconforming, rule.train_size, k, len(batch)) \
         if rule.train_size and batch else (1.0, 1.0)
     p = fisher if test == "fisher" else chi2
@@ -52,8 +52,8 @@ def validate(rule: Rule, values: list[str], alpha: float = 0.01, test: str = "fi
     if mode == "strict":
         flagged = k > 0
     else:
-        flagged = changed and theta > rule.theta
+        flagged = changed and fraction > rule.train_nonconforming_fraction
     out.update(passed=not flagged, flagged=flagged, changed=changed, p_value=p, fisher_p=fisher, chi2_p=chi2,
-               batch_nonconforming=k, batch_nonconforming_fraction=theta,
+               batch_nonconforming=k, batch_nonconforming_fraction=fraction,
                offending_sample=[{"value": v, "count": n} for v, n in bad.most_common(SAMPLE_SIZE)])
     return out
