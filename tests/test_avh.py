@@ -22,7 +22,7 @@ from lakeindex.avh import (
     AVHProgram,
     BoundKind,
     Clause,
-    MetricConstraint,
+    RangeConstraint,
     SkipMetric,
     Transform,
     adf_pvalue,
@@ -325,19 +325,19 @@ def test_missing_values_trim_and_cut_the_series():
 
 
 def test_violates_treats_missing_as_violation_and_bounds_as_inclusive():
-    c = MetricConstraint("c", "mean", Transform(), 1.0, 2.0, 0.001, BoundKind.CLT)
+    c = RangeConstraint("c", "mean", Transform(), 1.0, 2.0, 0.001, BoundKind.CLT)
     assert not c.violates(1.0) and not c.violates(2.0) and not c.violates(1.5)
     assert c.violates(0.999) and c.violates(2.001) and c.violates(None) and c.violates(float("nan"))
-    assert MetricConstraint.from_dict(json.loads(json.dumps(c.to_dict()))) == c
+    assert RangeConstraint.from_dict(json.loads(json.dumps(c.to_dict()))) == c
     with pytest.raises(ValueError):
-        MetricConstraint("c", "mean", Transform(), 2.0, 1.0, 0.001, BoundKind.CLT)
+        RangeConstraint("c", "mean", Transform(), 2.0, 1.0, 0.001, BoundKind.CLT)
 
 
 # ----------------------------------------------------------------------------------------- selection (Algorithm 1)
 
 
-def mk(metric: str, fpr: float, lower: float = 0.0, upper: float = 1.0) -> MetricConstraint:
-    return MetricConstraint("c", metric, Transform(), lower, upper, fpr, BoundKind.CHEBYSHEV)
+def mk(metric: str, fpr: float, lower: float = 0.0, upper: float = 1.0) -> RangeConstraint:
+    return RangeConstraint("c", metric, Transform(), lower, upper, fpr, BoundKind.CHEBYSHEV)
 
 
 def test_greedy_beats_the_best_singleton():
@@ -415,11 +415,11 @@ def test_selection_input_validation():
 
 def hand_made_program() -> AVHProgram:
     clauses = (
-        Clause(MetricConstraint("amount", "mean", Transform(), 40.0, 60.0, 1e-4, BoundKind.CLT, mu=50.0, sigma=2.0,
+        Clause(RangeConstraint("amount", "mean", Transform(), 40.0, 60.0, 1e-4, BoundKind.CLT, mu=50.0, sigma=2.0,
                           beta=10.0), ("unit_change_x10",)),
-        Clause(MetricConstraint("amount", "row_count", Transform("lag", 7), -100.0, 100.0, 2e-4, BoundKind.CHEBYSHEV,
+        Clause(RangeConstraint("amount", "row_count", Transform("lag", 7), -100.0, 100.0, 2e-4, BoundKind.CHEBYSHEV,
                           mu=0.0, sigma=2.0, beta=100.0), ("row_count_x2",)),
-        Clause(MetricConstraint("amount", "js_div", Transform(), -math.inf, 0.1, 3e-4, BoundKind.CANTELLI, mu=0.02,
+        Clause(RangeConstraint("amount", "js_div", Transform(), -math.inf, 0.1, 3e-4, BoundKind.CANTELLI, mu=0.02,
                           sigma=0.005, beta=0.08), ("schema_change_100",)),
     )
     return AVHProgram("amount", clauses, delta=0.001, history_length=10,

@@ -23,7 +23,7 @@ from lakeindex.avh.bounds import (
     clt_fpr,
     fpr_bound,
 )
-from lakeindex.avh.constraints import DEFAULT_K_GRID, MetricConstraint, MetricFit, SkipMetric, fit_metric, fit_metrics
+from lakeindex.avh.constraints import DEFAULT_K_GRID, MetricFit, RangeConstraint, SkipMetric, fit_metric, fit_metrics
 from lakeindex.avh.learner import AVH, AVHLearner, candidate_recall, learn_program
 from lakeindex.avh.program import AVHProgram, Clause, Verdict, Violation
 from lakeindex.avh.selection import Selection, select_constraints
@@ -37,7 +37,7 @@ __all__ = [
     "AVHProgram",
     "BoundKind",
     "Clause",
-    "MetricConstraint",
+    "RangeConstraint",
     "MetricFit",
     "Selection",
     "SkipMetric",

@@ -35,7 +35,7 @@ Choices where the paper is open, and why:
 * **CLT after log.** A log-differenced average is not a normal sum, so a CLT metric with a
   ``log_lag`` transform falls back to Chebyshev. A lag difference of two normal values is normal,
   so CLT is kept there.
-* **Missing values at check time.** ``MetricConstraint.violates`` treats a missing (None/NaN) value as a
+* **Missing values at check time.** ``RangeConstraint.violates`` treats a missing (None/NaN) value as a
   violation: the metric existed throughout the history used, so its absence is itself a deviation
   (e.g. the mean of an all-null batch), and a check that cannot be evaluated should not pass.
 """
@@ -64,7 +64,7 @@ __all__ = [
     "DEFAULT_K_GRID",
     "MIN_SERIES",
     "ZERO_WIDTH_RTOL",
-    "MetricConstraint",
+    "RangeConstraint",
     "MetricFit",
     "SkipMetric",
     "fit_metric",
@@ -94,10 +94,10 @@ def _json_float(x: float | None) -> float | None:
 
 
 @dataclass(frozen=True)
-class MetricConstraint:
+class RangeConstraint:
     """One DQ constraint ``lower <= M'(C) <= upper`` on a transformed metric (Definitions 1-2), with its FPR bound.
 
-    Named apart from the checks' :class:`lakeindex.checks.constraint.Constraint` (a Deequ assertion)."""
+    Named apart from the checks' constraints (:mod:`lakeindex.checks.constraint`: Deequ assertions)."""
 
     column: str
     metric: str
@@ -164,7 +164,7 @@ class MetricConstraint:
         }
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> MetricConstraint:
+    def from_dict(cls, data: Mapping[str, Any]) -> RangeConstraint:
         """Inverse of ``to_dict``."""
         return cls(
             column=data["column"],
@@ -229,7 +229,7 @@ class MetricFit:
             x = np.log(x)
         return ZERO_WIDTH_RTOL * max(1.0, float(np.max(np.abs(x))))
 
-    def constraint(self, beta: float, *, sigma_zero_fpr: float = 0.0) -> MetricConstraint:
+    def constraint(self, beta: float, *, sigma_zero_fpr: float = 0.0) -> RangeConstraint:
         """The constraint of half-width (or upper margin) ``beta``, floored at ``zero_width``."""
         beta = max(float(beta), self.zero_width)
         if self.sigma == 0.0:
@@ -237,13 +237,13 @@ class MetricFit:
         else:
             fpr = fpr_bound(self.bound_kind, self.sigma, beta)
         lower = -math.inf if self.bound_kind.one_sided else self.mu - beta
-        return MetricConstraint(self.column, self.metric, self.transform, lower, self.mu + beta, fpr, self.bound_kind,
+        return RangeConstraint(self.column, self.metric, self.transform, lower, self.mu + beta, fpr, self.bound_kind,
                           mu=self.mu, sigma=self.sigma, beta=beta)
 
     def constraints(self, k_grid: Iterable[float] = DEFAULT_K_GRID, *,
-                    sigma_zero_fpr: float = 0.0) -> list[MetricConstraint]:
+                    sigma_zero_fpr: float = 0.0) -> list[RangeConstraint]:
         """Algorithm 3, lines 6-9: one constraint per distinct beta = k * sigma (just one when sigma = 0)."""
-        out: list[MetricConstraint] = []
+        out: list[RangeConstraint] = []
         seen: set[float] = set()
         for k in k_grid:
             if not k > 0:

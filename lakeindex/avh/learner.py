@@ -32,7 +32,7 @@ from typing import Any, Literal
 import numpy as np
 
 from lakeindex.avh.bounds import BoundKind
-from lakeindex.avh.constraints import DEFAULT_K_GRID, MetricConstraint, MetricFit, fit_metrics
+from lakeindex.avh.constraints import DEFAULT_K_GRID, MetricFit, RangeConstraint, fit_metrics
 from lakeindex.avh.program import AVHProgram, Clause, Verdict
 from lakeindex.avh.selection import DEFAULT_COST_FLOOR, DEFAULT_DELTA, select_constraints
 from lakeindex.avh.stationarity import DEFAULT_ALPHA, DEFAULT_MIN_POINTS, DEFAULT_SWITCH_RATIO
@@ -47,7 +47,7 @@ def _num(value: Any) -> float | None:
     return None if value is None else float(value)
 
 
-def candidate_recall(fit: MetricFit, constraints: Sequence[MetricConstraint], issue_features: Mapping[str, Features],
+def candidate_recall(fit: MetricFit, constraints: Sequence[RangeConstraint], issue_features: Mapping[str, Features],
                      *, issue_base: IssueBase = "last") -> list[frozenset[str]]:
     """R(Q) (Eq. 8) for each constraint of one metric: the variant ids whose transformed value violates it."""
     context: Sequence[float | None] = fit.values[:-1] if issue_base == "last" else fit.values
@@ -55,7 +55,7 @@ def candidate_recall(fit: MetricFit, constraints: Sequence[MetricConstraint], is
     values = np.array([fit.transform_value(_num(issue_features[v].get(fit.metric)), context) for v in ids], dtype=float)
     lower = np.array([c.lower for c in constraints], dtype=float)[:, None]
     upper = np.array([c.upper for c in constraints], dtype=float)[:, None]
-    # the same test as MetricConstraint.violates, for every (constraint, variant) pair at once
+    # the same test as RangeConstraint.violates, for every (constraint, variant) pair at once
     violated = np.isnan(values)[None, :] | (values[None, :] < lower) | (values[None, :] > upper)
     return [frozenset(ids[j] for j in np.flatnonzero(row)) for row in violated]
 
@@ -83,7 +83,7 @@ def learn_program(column: str, history: Sequence[Features], issue_features: Mapp
     k_grid = tuple(k_grid)
     fits, skipped = fit_metrics(column, history, metrics=metrics, alpha=alpha, min_points=min_points,
                                 switch_ratio=switch_ratio, bound_kinds=bound_kinds, predictive=predictive)
-    candidates: list[MetricConstraint] = []
+    candidates: list[RangeConstraint] = []
     recall: list[frozenset[str]] = []
     fit_of: list[MetricFit] = []
     for fit in fits:

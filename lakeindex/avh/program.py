@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from lakeindex.avh.constraints import MetricConstraint, metric_values
+from lakeindex.avh.constraints import RangeConstraint, metric_values
 
 __all__ = ["FORMAT", "AVHProgram", "Clause", "Verdict", "Violation"]
 
@@ -42,7 +42,7 @@ def _json_float(x: float | None) -> float | None:
 class Clause:
     """One selected constraint, the synthetic issues it catches (R(Q), Eq. 8) and how it was estimated."""
 
-    constraint: MetricConstraint
+    constraint: RangeConstraint
     catches: tuple[str, ...] = ()
     evidence: Mapping[str, Any] = field(default_factory=dict)
 
@@ -53,7 +53,7 @@ class Clause:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Clause:
         """Inverse of ``to_dict``."""
-        return cls(MetricConstraint.from_dict(data), tuple(data.get("catches", ())), dict(data.get("evidence", {})))
+        return cls(RangeConstraint.from_dict(data), tuple(data.get("catches", ())), dict(data.get("evidence", {})))
 
 
 @dataclass(frozen=True)

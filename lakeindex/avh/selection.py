@@ -42,7 +42,7 @@ import math
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
-from lakeindex.avh.constraints import MetricConstraint
+from lakeindex.avh.constraints import RangeConstraint
 
 __all__ = ["DEFAULT_COST_FLOOR", "DEFAULT_DELTA", "Selection", "prune_implied", "select_constraints"]
 
@@ -66,13 +66,13 @@ class Selection:
         return len(self.covered)
 
 
-def _implies(a: MetricConstraint, b: MetricConstraint) -> bool:
+def _implies(a: RangeConstraint, b: RangeConstraint) -> bool:
     """True if ``a`` holding guarantees ``b`` holds: same metric and transform, ``a``'s interval inside ``b``'s."""
     return (a.key == b.key and a.transform == b.transform
             and a.lower >= b.lower and a.upper <= b.upper)
 
 
-def prune_implied(constraints: Sequence[MetricConstraint], chosen: Sequence[int]) -> tuple[int, ...]:
+def prune_implied(constraints: Sequence[RangeConstraint], chosen: Sequence[int]) -> tuple[int, ...]:
     """Drop chosen constraints implied by another chosen one (keep the tightest per metric); order kept."""
     kept: list[int] = []
     for i in chosen:
@@ -85,7 +85,7 @@ def prune_implied(constraints: Sequence[MetricConstraint], chosen: Sequence[int]
     return tuple(kept)
 
 
-def select_constraints(constraints: Sequence[MetricConstraint], recall: Sequence[Set[str]], *,
+def select_constraints(constraints: Sequence[RangeConstraint], recall: Sequence[Set[str]], *,
                        delta: float = DEFAULT_DELTA, max_clauses: int | None = None,
                        cost_floor: float = DEFAULT_COST_FLOOR) -> Selection:
     """Algorithm 1: greedy benefit/cost selection under ``sum FPR <= delta``, then the best-singleton check.

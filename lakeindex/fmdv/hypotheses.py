@@ -28,7 +28,7 @@ from functools import lru_cache
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.templates import is_decimal_at, part_alternatives, shape_templates
+from lakeindex.patterns.templates import is_decimal_at, part_alternatives, shape_templates, slot_starts
 from lakeindex.patterns.tokens import is_hex_word
 
 SegmentPart = tuple[Group, int, int]  # group, first part index, end part index (exclusive)
@@ -52,7 +52,7 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
     lengths = {len(sub) for sub, _, _ in entries}
     if len(lengths) == 1:
         n = lengths.pop()
-        starts = [_slot_starts(sub) for sub, _, _ in entries]
+        starts = [slot_starts(sub) for sub, _, _ in entries]
 
         def column(p: int, level: int) -> frozenset[Alternative] | None:
             parts = {(sub[p], common[st[p]:st[p] + _nslots(sub[p])], hexable[st[p]:st[p] + _nslots(sub[p])])
@@ -141,14 +141,6 @@ def _alternatives(part: tuple, common: tuple, decimal: bool, level: int) -> froz
         else:
             alts.add((text % (), 0, step))
     return frozenset(alts)
-
-
-def _slot_starts(sub: tuple) -> list[int]:
-    starts, slot = [], 0
-    for part in sub:
-        starts.append(slot)
-        slot += 0 if isinstance(part, str) else len(part)
-    return starts
 
 
 def _count(per_pos: list[list[Alternative]], nconst: int) -> int:
