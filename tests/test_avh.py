@@ -38,8 +38,9 @@ from lakeindex.avh import (
     make_stationary,
     select_constraints,
 )
-from lakeindex.avh.bounds import cantelli_beta, chebyshev_beta, clt_beta
+from lakeindex.avh.bounds import METRIC_BOUND_KINDS, UnknownMetric, cantelli_beta, chebyshev_beta, clt_beta
 from lakeindex.avh.constraints import trailing_finite
+from lakeindex.history import CATEGORICAL, NUMERIC, metric_names
 
 # ----------------------------------------------------------------------------------------- bounds
 
@@ -107,15 +108,29 @@ def test_bound_input_validation_and_zero_sigma():
 
 
 def test_bound_kind_table():
-    for name in ("js_div", "L-inf", "l1", "KL_div", "emd", "ks_dist", "cosine", "chi_squared", "pat_l1", "pat_js_div"):
+    """Distances are one-sided (Cantelli, Prop. 2), averages normal (CLT, Prop. 3), the rest Chebyshev
+    (Prop. 1), per the AVH paper's Tables 3-4; names are the batch metrics' own, exactly."""
+    for name in ("js_div", "linf", "l1", "kl_div", "emd", "ks_dist", "cosine", "chisquare", "cohen_d", "pat_l1",
+                 "pat_js_div", "pat_chisquare"):
         assert bound_kind_for(name) is BoundKind.CANTELLI, name
     for name in ("mean", "str_len", "char_len", "digit_len", "punc_len", "complete_ratio"):
         assert bound_kind_for(name) is BoundKind.CLT, name
     for name in ("row_count", "median", "min", "max", "sum", "range", "unique_ratio", "dist_val_count",
-                 "ks_pvalue", "something_new"):
+                 "chisquare_pvalue", "pat_chisquare_pvalue"):
         assert bound_kind_for(name) is BoundKind.CHEBYSHEV, name
     assert BoundKind.CANTELLI.one_sided and not BoundKind.CLT.one_sided
-    assert bound_kind_for("Row_Count", {"row_count": "clt"}) is BoundKind.CLT
+    assert bound_kind_for("row_count", {"row_count": "clt"}) is BoundKind.CLT
+    assert bound_kind_for("my_metric", {"my_metric": "cantelli"}) is BoundKind.CANTELLI
+
+
+def test_every_batch_metric_has_a_bound_kind_and_other_names_are_refused():
+    """A metric the summaries can emit never falls through to a default; an unknown or misspelt one (an
+    alias such as "L-inf", a new metric) is an error naming the remedy, not a silent Chebyshev bound."""
+    emitted = set(metric_names(NUMERIC)) | set(metric_names(CATEGORICAL))
+    assert emitted == {m.value for m in METRIC_BOUND_KINDS}
+    for name in ("L-inf", "KL_div", "chi_squared", "something_new", ""):
+        with pytest.raises(UnknownMetric, match="bound_kinds="):
+            bound_kind_for(name)
 
 
 def test_chebyshev_bound_holds_empirically_for_normal_and_heavy_tails():

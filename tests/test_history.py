@@ -26,9 +26,9 @@ from lakeindex.history import (
     two_distribution,
     variants_for,
 )
+from lakeindex.history.batch_metrics import CATEGORICAL_TWO, NUMERIC_TWO
 from lakeindex.history.chars import class_counts, pattern_of, patterns
 from lakeindex.history.issues import BY_ID, variant_rng
-from lakeindex.history.metrics import CATEGORICAL_TWO, NUMERIC_TWO
 from lakeindex.history.summary import MEDIAN_INDEX, QUANTILE_GRID
 
 approx = pytest.approx

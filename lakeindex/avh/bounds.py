@@ -43,6 +43,8 @@ from enum import StrEnum
 
 from scipy.special import erfcinv
 
+from lakeindex.history.batch_metrics import BatchMetric
+
 __all__ = [
     "METRIC_BOUND_KINDS",
     "BoundKind",
@@ -55,7 +57,7 @@ __all__ = [
     "clt_beta",
     "clt_fpr",
     "fpr_bound",
-    "normalize_metric_name",
+    "UnknownMetric",
 ]
 
 
@@ -142,32 +144,38 @@ def beta_for_fpr(kind: BoundKind | str, sigma: float, fpr: float) -> float:
     return _BETA[BoundKind(kind)](sigma, fpr)
 
 
-def normalize_metric_name(name: str) -> str:
-    """Canonical spelling used for table lookups: lower case, ``-`` and spaces as ``_`` (``"L-inf"`` -> ``"l_inf"``)."""
-    return "_".join(str(name).strip().lower().replace("-", " ").split())
+class UnknownMetric(ValueError):
+    """A metric name AVH has no bound kind for (see ``bound_kind_for``)."""
 
 
-_DISTANCES = (
-    "emd", "js_div", "kl_div", "ks_dist", "cohen_d", "l1", "l_1", "l_inf", "linf", "l_infinity",
-    "cosine", "chi_squared", "chisquared", "chisquare", "chi2",
-)
+_DISTANCES = ("emd", "js_div", "kl_div", "ks_dist", "cohen_d", "l1", "linf", "cosine", "chisquare")
 _AVERAGES = ("mean", "str_len", "char_len", "digit_len", "punc_len", "complete_ratio")
 
-#: Metric name (normalized) -> bound kind. Metrics not listed use Chebyshev (Prop. 1 holds for any metric).
-METRIC_BOUND_KINDS: Mapping[str, BoundKind] = {
-    **{name: BoundKind.CANTELLI for name in _DISTANCES},
-    **{f"pat_{name}": BoundKind.CANTELLI for name in _DISTANCES},
-    **{name: BoundKind.CLT for name in _AVERAGES},
-}
+
+def _kind_of(metric: BatchMetric) -> BoundKind:
+    name = metric.value.removeprefix("pat_")
+    if name in _DISTANCES:
+        return BoundKind.CANTELLI  # a distance: only large values are deviations (Prop. 2)
+    if name in _AVERAGES:
+        return BoundKind.CLT  # an average of many values: normal (Prop. 3)
+    return BoundKind.CHEBYSHEV  # counts, extremes, sums, ratios, p-values: no distributional form (Prop. 1)
+
+
+#: Every batch metric (:data:`lakeindex.history.batch_metrics.BatchMetric`) -> its bound kind.
+METRIC_BOUND_KINDS: Mapping[BatchMetric, BoundKind] = {m: _kind_of(m) for m in BatchMetric}
 
 
 def bound_kind_for(metric: str, overrides: Mapping[str, BoundKind | str] | None = None) -> BoundKind:
-    """The bound used for ``metric``: ``overrides`` first, then ``METRIC_BOUND_KINDS``, else Chebyshev."""
-    name = normalize_metric_name(metric)
-    if overrides:
-        for key, kind in overrides.items():
-            if normalize_metric_name(key) == name:
-                return BoundKind(kind)
-    if name.endswith(("_pvalue", "_p_value")):
-        return BoundKind.CHEBYSHEV
-    return METRIC_BOUND_KINDS.get(name, BoundKind.CHEBYSHEV)
+    """The bound used for ``metric``: ``overrides`` first (other metrics need one), then ``METRIC_BOUND_KINDS``.
+
+    Raises :class:`UnknownMetric` for a name that is neither: guessing a bound for it would state an FPR
+    guarantee nobody checked.
+    """
+    if overrides and metric in overrides:
+        return BoundKind(overrides[metric])
+    try:
+        return METRIC_BOUND_KINDS[BatchMetric(metric)]
+    except ValueError:
+        raise UnknownMetric(f"no bound kind for metric {metric!r}: AVH knows the batch metrics "
+                            f"({', '.join(m.value for m in BatchMetric)}); give any other metric one with "
+                            "bound_kinds={name: 'chebyshev' | 'cantelli' | 'clt'}") from None

@@ -7,9 +7,9 @@
 dict of every corrupted variant.
 """
 
+from lakeindex.history.batch_metrics import features, metric_names, single_distribution, two_distribution
 from lakeindex.history.issues import VARIANT_IDS, VARIANTS, IssueVariant, corrupt, issue_features, variants_for
 from lakeindex.history.kinds import CATEGORICAL, NUMERIC, infer_kind, infer_schema_kinds
-from lakeindex.history.metrics import features, metric_names, single_distribution, two_distribution
 from lakeindex.history.summary import ColumnSummary, summarize_series
 
 __all__ = ["CATEGORICAL", "NUMERIC", "VARIANTS", "VARIANT_IDS", "ColumnSummary", "IssueVariant", "corrupt",

@@ -24,9 +24,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from lakeindex.history.batch_metrics import features as history_features
 from lakeindex.history.issues import issue_features
 from lakeindex.history.kinds import NUMERIC
-from lakeindex.history.metrics import features as history_features
 from lakeindex.history.summary import ColumnSummary
 from lakeindex.metrics.metric import Metric
 from lakeindex.novelty.features import novelty_features

@@ -66,8 +66,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from lakeindex.history.batch_metrics import features
 from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind
-from lakeindex.history.metrics import features
 from lakeindex.history.summary import (
     DEFAULT_EXACT_DISTINCT_LIMIT,
     DEFAULT_TOP_K,

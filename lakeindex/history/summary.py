@@ -1,6 +1,6 @@
 """ColumnSummary: a compact, JSON-serialisable summary of one column of one batch (AVH's raw material).
 
-Every single- and two-distribution metric of ``lakeindex.history.metrics`` is computed from summaries,
+Every single- and two-distribution metric of ``lakeindex.history.batch_metrics`` is computed from summaries,
 so a pipeline keeps one small JSON document per column and batch instead of the raw data. Two
 constructors build the same summary: ``summarize_series`` (pandas, here) and ``summarize_dataframe``
 (Spark, ``spark_summary``).

@@ -47,6 +47,7 @@ Two-distribution metrics (``two_distribution(prev, cur)``), logarithms in base 2
 from __future__ import annotations
 
 import math
+from enum import StrEnum
 
 import numpy as np
 from scipy import stats
@@ -63,6 +64,12 @@ CATEGORICAL_TWO = _DIST + tuple("pat_" + m for m in _DIST)
 COHEN_D_CAP = 1e6
 KL_PSEUDO_COUNT = 0.5
 BIN_EDGE_PERCENTILES = tuple(range(5, 100, 5))
+
+
+#: Every metric a batch's feature dict can hold, typed: consumers (AVH's bound table) key on these, so a
+#: misspelt or unknown name is an error, not a silent default.
+BatchMetric = StrEnum("BatchMetric", {n.upper(): n for n in dict.fromkeys(
+    NUMERIC_SINGLE + CATEGORICAL_SINGLE + NUMERIC_TWO + CATEGORICAL_TWO)})
 
 
 def metric_names(kind: str) -> tuple[str, ...]:
