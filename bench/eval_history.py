@@ -376,7 +376,7 @@ def _evaluate_column(column: str) -> dict:
         # ---- kNN verdicts of the day's tests, one neighbour query per detector (timed per test)
         for method, model, which in (("knn_column", knn_col, 0), ("knn_batch", knn_batch, 1)):
             t0 = time.perf_counter()
-            flags = model.predict([x[which] for x in knn_inputs])
+            flags = model.is_novel([x[which] for x in knn_inputs])
             timer.add(method, "check", time.perf_counter() - t0, len(knn_inputs))
             for test, flag in zip(tests[day_tests:], flags, strict=True):
                 test[method] = bool(flag)

@@ -544,14 +544,18 @@ def test_window_max_clauses_and_the_estimator_wrapper():
     assert len(full.clauses) > 1 and len(full.issues_caught) > len(one.issues_caught)
     model = AVH(delta=0.001).fit(history, issues, column="amount")
     assert model.program_ is not None and model.program_.to_dict() == full.to_dict()
-    assert model.predict(history, issues["unit_change_x100"]) is True
-    assert model.predict(history, clean_batch(40, rng)) is False
+    assert model.is_flagged(history, issues["unit_change_x100"]) is True
+    assert model.is_flagged(history, clean_batch(40, rng)) is False
     assert AVHLearner is AVH
     assert AVH(alpha=0.01, window=20).fit(history, issues).program_.options["alpha"] == 0.01
+    typo = AVH(alhpa=0.01)  # stored unchanged, as in scikit-learn; fit checks it
+    assert typo.options == {"alhpa": 0.01}
     with pytest.raises(TypeError, match="unknown AVH option"):
-        AVH(alhpa=0.01)
+        typo.fit(history, issues)
+    with pytest.raises(ValueError, match="delta"):
+        AVH(delta=0.0).fit(history, issues)
     with pytest.raises(RuntimeError):
-        AVH().predict(history, issues["noop"])
+        AVH().is_flagged(history, issues["noop"])
     empty = learn_program("amount", history, {})
     assert empty.clauses == () and empty.check(history, {}).passed
 

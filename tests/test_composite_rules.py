@@ -275,9 +275,12 @@ def test_a_part_solved_on_a_sample_is_solved_again_when_a_value_outside_the_samp
     cutoff = sorted(value_hash(v) for v in items)[PART_SAMPLE - 1]
     short = [v for v in (f"20{y}-{m}-{d:02d}" for y in range(10, 25) for m in range(1, 10) for d in range(10, 29))
              if value_hash(v) > cutoff][:3]
-    sample_only = AutoValidator(index, "fmdv-vh")._part(sorted(items, key=value_hash)[:PART_SAMPLE], 1)
+    validator = AutoValidator(index, "fmdv-vh")
+    validator._prepare()  # what fit does first: resolve the solver and m
+    sample_only = validator._part(sorted(items, key=value_hash)[:PART_SAMPLE], 1)
     assert sample_only is not None and sample_only.pattern == "<digit>{4}-<digit>{2}-<digit>{2}"
-    part = AutoValidator(index, "fmdv-vh")._part(items + short, 1)
+    validator._prepare()
+    part = validator._part(items + short, 1)
     assert part is not None
     assert_accepts(part.pattern, items + short, ["2020-01", "2020-01-02-03", "2020/01/02"])
 

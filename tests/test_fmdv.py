@@ -275,3 +275,16 @@ def test_git_sha_column_gets_a_hex_rule_that_flags_other_codes(hex_index):
     assert validate(rule, [sha(rng) for _ in range(500)])["passed"]
     assert validate(rule, [code(rng) for _ in range(500)])["flagged"]  # 7 characters, but not hex
     assert validate(rule, [sha(rng).upper() for _ in range(500)])["passed"]  # the class is case-blind
+
+
+def test_estimator_conventions(index):
+    """scikit-learn's conventions: __init__ stores the parameters unchanged (m=None stays None), fit checks
+    them and sets trailing-underscore attributes (m_ from the adaptive default, the rule in rule_)."""
+    av = AutoValidator(index, method="nope", m=None, r=0.1)
+    assert (av.method, av.m, av.r) == ("nope", None, 0.1) and not hasattr(av, "rule_")
+    with pytest.raises(ValueError, match="unknown method 'nope'"):
+        av.fit(["a"])
+    av.method = "fmdv-vh"
+    av.fit([f"20{y}-0{m}-1{d}" for y in range(10, 20) for m in range(1, 4) for d in range(3)])
+    assert av.m is None and av.m_ == default_coverage(index.meta) and av.rule_.params["m"] == av.m_
+    assert av.rule_.feasible

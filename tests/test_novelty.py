@@ -290,13 +290,13 @@ def test_detector_flags_corrupted_batches_and_passes_clean_ones(lake: dict) -> N
     rng, kinds, detector = lake["rng"], lake["kinds"], lake["detector"]
     assert kinds == {"amount": "numeric", "category": "categorical", "comment": "categorical"}
     assert detector.n_samples_ == 40 and detector.n_neighbors_ == 5
-    fresh = detector.decision_function([batch_features(clean_batch(rng), kinds) for _ in range(20)])
+    fresh = detector.novelty_score([batch_features(clean_batch(rng), kinds) for _ in range(20)])
     # contamination 1% of 40 batches: a fresh clean batch exceeds the threshold now and then, rarely.
     assert int((fresh > detector.threshold_).sum()) <= 1
     corrupted = {name: batch_features(corrupt(clean_batch(rng), rng), kinds) for name, corrupt in CORRUPTIONS.items()}
-    scores = {name: detector.decision_function(f) for name, f in corrupted.items()}
+    scores = {name: detector.novelty_score(f) for name, f in corrupted.items()}
     for name, score in scores.items():
-        assert detector.predict(corrupted[name]) is True, name
+        assert detector.is_novel(corrupted[name]) is True, name
         assert score > 1.5 * detector.threshold_ and score > 1.5 * fresh.max(), (name, score)
     assert scores["unit change x100"] > 100 * detector.threshold_  # unclipped scaling keeps the magnitude
 
@@ -307,8 +307,8 @@ def test_kind_flip_without_declared_kinds_is_flagged_through_undefined_statistic
     detector = KNNNoveltyDetector().fit(training)
     swapped = batch_features(numeric_text_swap(clean_batch(rng), rng))
     assert "amount.min" not in swapped and "amount.peculiarity" in swapped  # the kinds flipped
-    assert detector.predict(swapped) is True
-    assert detector.predict(batch_features(clean_batch(rng))) is False
+    assert detector.is_novel(swapped) is True
+    assert detector.is_novel(batch_features(clean_batch(rng))) is False
 
 
 # ----------------------------------------------------------------------------------------- detector mechanics
@@ -338,7 +338,7 @@ def test_a_training_batch_is_not_its_own_neighbour() -> None:
     np.testing.assert_allclose(detector.train_scores_, [1 / 3, 1 / 3, 2 / 3])  # scaled by the range 3
     duplicates = KNNNoveltyDetector(k=1).fit(np.array([[0.0], [0.0], [5.0]]))
     np.testing.assert_allclose(duplicates.train_scores_, [0.0, 0.0, 1.0])  # an identical twin still counts
-    assert detector.decision_function(np.array([1.0])) == 0.0  # a query may coincide with a training batch
+    assert detector.novelty_score(np.array([1.0])) == 0.0  # a query may coincide with a training batch
 
 
 def test_scaling_uses_training_min_max_unclipped() -> None:
@@ -351,18 +351,19 @@ def test_scaling_uses_training_min_max_unclipped() -> None:
     np.testing.assert_allclose(detector.transform(np.array([12.0, -10.0, 9.0])), [[3.0, -1.0, 2.0]])
     np.testing.assert_allclose(detector.transform(np.array([np.nan, 10.0, 7.0])), [[-1.0, 0.0, 0.0]])
     query = np.array([8.0, 20.0, 7.0])  # scaled (2, .5, 0); nearest: (1, .5, 0) at 1 and (.5, 1, 0) at sqrt(2.5)
-    assert detector.decision_function(query) == pytest.approx((1.0 + math.sqrt(2.5)) / 2)
+    assert detector.novelty_score(query) == pytest.approx((1.0 + math.sqrt(2.5)) / 2)
     manhattan = KNNNoveltyDetector(k=2, metric="manhattan").fit(X)
-    assert manhattan.decision_function(query) == pytest.approx((1.0 + 2.0) / 2)
+    assert manhattan.novelty_score(query) == pytest.approx((1.0 + 2.0) / 2)
 
 
 def test_novel_means_strictly_above_the_threshold() -> None:
     detector = KNNNoveltyDetector(k=1, contamination=0.0).fit(np.arange(5.0).reshape(-1, 1))
     assert detector.threshold_ == 0.25  # every leave-one-out distance is one step, 1/4 of the range
-    assert detector.decision_function(np.array([5.0])) == 0.25
-    assert detector.predict(np.array([5.0])) is False  # a tie is an inlier (Algorithm 1: novel if it exceeds)
-    assert detector.predict(np.array([5.2])) is True
-    np.testing.assert_array_equal(detector.predict(np.array([[2.0], [5.0], [5.2], [-1.5]])), [False, False, True, True])
+    assert detector.novelty_score(np.array([5.0])) == 0.25
+    assert detector.is_novel(np.array([5.0])) is False  # a tie is an inlier (Algorithm 1: novel if it exceeds)
+    assert detector.is_novel(np.array([5.2])) is True
+    np.testing.assert_array_equal(detector.is_novel(np.array([[2.0], [5.0], [5.2], [-1.5]])),
+                                  [False, False, True, True])
 
 
 def test_few_batches_use_n_minus_one_neighbours() -> None:
@@ -372,7 +373,7 @@ def test_few_batches_use_n_minus_one_neighbours() -> None:
     with pytest.raises(ValueError, match="at least 2 training batches"):
         KNNNoveltyDetector().fit(np.array([[1.0, 2.0]]))
     with pytest.raises(NotFittedError):
-        KNNNoveltyDetector().predict(np.array([1.0]))
+        KNNNoveltyDetector().is_novel(np.array([1.0]))
     with pytest.raises(ValueError, match="expected 1 features"):
         detector.update(np.array([[1.0, 2.0]]))
     assert detector.n_samples_ == 3  # a failed update leaves the model as it was
@@ -384,15 +385,15 @@ def test_update_retrains_and_adapts_to_new_data() -> None:
     detector = KNNNoveltyDetector(max_history=30).fit(old)
     threshold = detector.threshold_
     shifted = np.array([8.0, 8.0])
-    assert detector.predict(shifted) is True
+    assert detector.is_novel(shifted) is True
     detector.update(rng.normal(8.0, 1.0, size=(6, 2)))
     assert detector.n_samples_ == 30  # the window dropped the 6 oldest batches
     np.testing.assert_array_equal(detector.history_[:24], old[6:])
     assert detector.threshold_ != threshold
-    assert detector.predict(shifted) is False  # the new regime is now acceptable
+    assert detector.is_novel(shifted) is False  # the new regime is now acceptable
     for _ in range(24):
         detector.partial_fit(rng.normal(8.0, 1.0, size=2))
-    assert detector.n_samples_ == 30 and detector.predict(np.array([0.0, 0.0])) is True  # the old regime aged out
+    assert detector.n_samples_ == 30 and detector.is_novel(np.array([0.0, 0.0])) is True  # the old regime aged out
 
 
 def test_update_with_a_new_column_extends_the_features() -> None:
@@ -401,7 +402,7 @@ def test_update_with_a_new_column_extends_the_features() -> None:
     detector = KNNNoveltyDetector(k=3).fit(batches)
     assert not any(name.startswith("comment.") for name in detector.feature_names_)
     with_comment = batch_features(clean_batch(rng))
-    assert detector.decision_function(with_comment) == detector.decision_function(
+    assert detector.novelty_score(with_comment) == detector.novelty_score(
         {k: v for k, v in with_comment.items() if not k.startswith("comment.")}
     )  # unknown keys are ignored by queries
     detector.update(with_comment)
@@ -418,7 +419,7 @@ def test_json_round_trip_reproduces_the_detector(lake: dict) -> None:
     assert restored.feature_names_ == detector.feature_names_
     np.testing.assert_array_equal(restored.train_scores_, detector.train_scores_)
     queries = [batch_features(clean_batch(rng), kinds), batch_features(unit_change(clean_batch(rng), rng), kinds)]
-    np.testing.assert_array_equal(restored.decision_function(queries), detector.decision_function(queries))
+    np.testing.assert_array_equal(restored.novelty_score(queries), detector.novelty_score(queries))
     nan_history = KNNNoveltyDetector(k=1).fit(np.array([[1.0, np.nan], [2.0, 3.0]]))
     document = json.loads(json.dumps(nan_history.to_dict(), allow_nan=False))
     assert document["history"] == [[1.0, None], [2.0, 3.0]]
@@ -431,5 +432,28 @@ def test_json_round_trip_reproduces_the_detector(lake: dict) -> None:
     "kwargs", [{"k": 0}, {"k": 2.5}, {"contamination": 1.0}, {"contamination": -0.1}, {"max_history": 1}]
 )
 def test_parameters_are_validated(kwargs: dict) -> None:
+    """As in scikit-learn: __init__ stores the parameters unchanged, fit checks them."""
+    detector = KNNNoveltyDetector(**kwargs)
+    assert detector.get_params()[next(iter(kwargs))] == next(iter(kwargs.values()))
     with pytest.raises(ValueError):
-        KNNNoveltyDetector(**kwargs)
+        detector.fit(np.array([[0.0], [1.0], [2.0]]))
+
+
+def test_scikit_learn_conventions() -> None:
+    """predict gives +1/-1, decision_function is negative exactly for novel rows (threshold - score),
+    score_samples is the opposite of the score, and clone/get_params work as for any estimator."""
+    from sklearn.base import clone
+
+    # training 0..4 scaled to 0, .25, ..., 1 with k=1: leave-one-out scores are all .25, the threshold too
+    detector = KNNNoveltyDetector(k=1, contamination=0.0).fit(np.arange(5.0).reshape(-1, 1))
+    assert detector.threshold_ == 0.25
+    queries = np.array([[2.0], [5.0], [5.5], [-3.0]])  # scaled .5, 1.25, 1.375, -.75: nearest at 0, .25, .375, .75
+    np.testing.assert_allclose(detector.score_samples(queries), [0.0, -0.25, -0.375, -0.75])
+    np.testing.assert_allclose(detector.decision_function(queries), [0.25, 0.0, -0.125, -0.5])
+    np.testing.assert_array_equal(detector.predict(queries), [1, 1, -1, -1])  # a tie (5.0) is an inlier
+    np.testing.assert_array_equal(detector.is_novel(queries), [False, False, True, True])
+    twin = clone(detector)
+    assert twin.get_params() == {"k": 1, "contamination": 0.0, "metric": "euclidean", "max_history": None}
+    assert not hasattr(twin, "threshold_")
+    # fit_predict scores the training rows against the model, where each is its own nearest neighbour
+    np.testing.assert_array_equal(KNNNoveltyDetector(k=1).fit_predict(np.array([[0.0], [1.0], [9.0]])), [1, 1, 1])

@@ -107,29 +107,33 @@ _OPTIONS = frozenset(name for name, p in inspect.signature(learn_program).parame
 
 
 class AVH:
-    """Estimator-style wrapper: ``AVH(delta=0.001).fit(history, issue_features).program_``, then ``predict``."""
+    """Estimator-style wrapper: ``AVH(delta=0.001).fit(history, issue_features).program_``, then ``check``.
+
+    scikit-learn's conventions: ``__init__`` stores the parameters unchanged, ``fit`` checks them and sets
+    ``program_``. The verdict is ``check`` (with its evidence) or ``is_flagged`` (a bool); there is no
+    ``predict``, whose +1/-1 labels would say less than the verdict.
+    """
 
     def __init__(self, delta: float = DEFAULT_DELTA, *, window: int | None = None, max_clauses: int | None = None,
                  **options: Any) -> None:
-        if not (delta > 0 and math.isfinite(delta)):
-            raise ValueError(f"delta must be a finite number > 0, got {delta!r}")
-        unknown = set(options) - _OPTIONS
-        if unknown:
-            raise TypeError(f"unknown AVH option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}")
         self.delta = delta
         self.window = window
         self.max_clauses = max_clauses
         self.options = options
-        self.program_: AVHProgram | None = None
 
     def fit(self, history: Sequence[Features], issue_features: Mapping[str, Features], column: str = "") -> AVH:
         """Learn ``program_`` from the clean history and the synthetic issue features."""
+        if not (self.delta > 0 and math.isfinite(self.delta)):
+            raise ValueError(f"delta must be a finite number > 0, got {self.delta!r}")
+        unknown = set(self.options) - _OPTIONS
+        if unknown:
+            raise TypeError(f"unknown AVH option(s) {sorted(unknown)}; known: {sorted(_OPTIONS)}")
         self.program_ = learn_program(column, history, issue_features, self.delta, self.window, self.max_clauses,
                                       **self.options)
         return self
 
     def _program(self) -> AVHProgram:
-        if self.program_ is None:
+        if getattr(self, "program_", None) is None:
             raise RuntimeError("call fit() first")
         return self.program_
 
@@ -137,7 +141,7 @@ class AVH:
         """The learned program's verdict on a new batch (see ``AVHProgram.check``)."""
         return self._program().check(history, new_features)
 
-    def predict(self, history: Sequence[Features], new_features: Features) -> bool:
+    def is_flagged(self, history: Sequence[Features], new_features: Features) -> bool:
         """True if the new batch is flagged as a likely DQ issue."""
         return self.check(history, new_features).flagged
 

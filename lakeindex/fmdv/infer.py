@@ -62,34 +62,43 @@ def default_coverage(meta: dict) -> int:
 
 
 class AutoValidator:
-    """Learns a pattern rule for a column from the index (scikit-learn-like ``fit``)."""
+    """Learns a pattern rule for a column from the index, with scikit-learn's conventions: parameters are
+    stored unchanged by ``__init__`` (``m=None`` means the adaptive default), checked and resolved by ``fit``,
+    which sets ``solver_``, ``m_`` and the learned ``rule_``."""
 
     def __init__(self, index: IndexReader | SegmentSolver, method: str = "fmdv-vh", r: float = DEFAULT_R,
                  m: int | None = None, theta: float = DEFAULT_THETA, alpha: float = DEFAULT_ALPHA) -> None:
-        if method not in METHODS:
-            raise ValueError(f"unknown method {method!r}; expected one of {', '.join(METHODS)}")
-        if not 0 <= r <= 1 or not 0 <= theta < 1:
-            raise ValueError("r must be in [0, 1] and theta in [0, 1)")
-        self.solver = index if isinstance(index, SegmentSolver) else SegmentSolver(index)
+        self.index = index
         self.method = method
         self.r = r
-        self.m = default_coverage(self.solver.index.meta) if m is None else m
+        self.m = m
         self.theta = theta
         self.alpha = alpha
-        self.rule_: Rule | None = None
+
+    def _prepare(self) -> None:
+        """Check the parameters and resolve the solver (kept across fits on one index) and ``m``."""
+        if self.method not in METHODS:
+            raise ValueError(f"unknown method {self.method!r}; expected one of {', '.join(METHODS)}")
+        if not 0 <= self.r <= 1 or not 0 <= self.theta < 1:
+            raise ValueError("r must be in [0, 1] and theta in [0, 1)")
+        if isinstance(self.index, SegmentSolver):
+            self.solver_ = self.index
+        elif getattr(self, "solver_", None) is None or self.solver_.index is not self.index:
+            self.solver_ = SegmentSolver(self.index)
+        self.m_ = default_coverage(self.solver_.index.meta) if self.m is None else self.m
         self._memo: dict[tuple, Segmentation | None] = {}
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._part_solves = 0
 
     def _whole(self, groups: list[Group]) -> Segmentation | None:
-        c = self.solver.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m)
+        c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
         return Segmentation([(0, 0, c)]) if c is not None else None
 
     def _vertical(self, groups: list[Group]) -> Segmentation | None:
         whole = self._whole(groups)
         if whole is not None and whole.fpr == 0.0:
             return whole  # nothing beats FPR 0 with one segment
-        return segment(groups, self.solver, self.r, self.m)
+        return segment(groups, self.solver_, self.r, self.m_)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
         """Add the paper's FMDV-H hypotheses (any values cut within theta) to the greedy result.
@@ -98,7 +107,7 @@ class AutoValidator:
         up to the slack, then most specific); a vertical segmentation gives way to one pattern of no
         higher FPR, as ties in Eq. 8 go to fewer segments.
         """
-        cands = covering_candidates(col, self.theta, self.solver, self.r, self.m)
+        cands = covering_candidates(col, self.theta, self.solver_, self.r, self.m_)
         if not cands:
             return result
         if result is None or len(result.segments) == 1:
@@ -106,8 +115,8 @@ class AutoValidator:
                 if result.segments[0][2].literal:
                     return result
                 cands = cands + [result.segments[0][2]]
-            return Segmentation([(0, 0, choose(cands, self.solver.fpr_slack))])
-        best = choose(cands, self.solver.fpr_slack)
+            return Segmentation([(0, 0, choose(cands, self.solver_.fpr_slack))])
+        best = choose(cands, self.solver_.fpr_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
     def _solve(self, values: list[str], depth: int) -> Segmentation | None:
@@ -127,7 +136,7 @@ class AutoValidator:
         result = None
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if structured_share(values) >= 1 - (self.theta if horizontal_cut else 0.0):
-            col = QueryColumn.from_values(values, self.solver.limits, self._analyses)
+            col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
             solve = self._vertical if vertical else self._whole
             result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
             if horizontal_cut:
@@ -171,27 +180,27 @@ class AutoValidator:
 
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
+        self._prepare()
         values = list(values)
-        params = {"r": self.r, "m": self.m, "theta": self.theta, "tau": self.solver.limits.tau, "alpha": self.alpha}
+        params = {"r": self.r, "m": self.m_, "theta": self.theta, "tau": self.solver_.limits.tau, "alpha": self.alpha}
         horizontal_cut = self.method.endswith("h")
         rule = Rule(self.method, params, False, train_size=sum(1 for v in values if v),
-                    index_version=self.solver.index.version,
+                    index_version=self.solver_.index.version,
                     validation="homogeneity" if horizontal_cut else "strict")
         self.rule_ = rule
         if rule.train_size == 0:
             rule.reason = "no non-empty values"
             return self
-        self._memo, self._analyses, self._part_solves = {}, {}, 0
         try:
             result = self._solve(values, 0)
         finally:
             self._memo, self._analyses = {}, {}
-            if self.solver.freeze_gc:
+            if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
             rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
         elif result is None:
-            rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m}"
+            rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m_}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))
         else:
             rule.feasible = True
@@ -201,6 +210,6 @@ class AutoValidator:
 
     def validate(self, values: list[str], test: str = "fisher") -> dict:
         """Validate a future batch C' against the fitted rule."""
-        if self.rule_ is None:
+        if getattr(self, "rule_", None) is None:
             raise RuntimeError("call fit() first")
         return validate(self.rule_, values, self.alpha, test)

@@ -8,7 +8,7 @@ detector learns the accepted vectors and flags a new batch that lies far from al
     kinds = infer_schema_kinds(history_frames)
     detector = KNNNoveltyDetector(k=5, contamination=0.01).fit([batch_features(df, kinds) for df in history_frames])
     features = batch_features(new_df, kinds)
-    if not detector.predict(features):
+    if not detector.is_novel(features):
         detector.update(features)  # retrain as batches arrive
 
 ``detector.to_dict()`` is JSON; ``KNNNoveltyDetector.from_dict`` restores it. The module docstrings

@@ -12,14 +12,18 @@ vectors (``lakeindex.novelty.features``) and flags a new batch whose vector lies
   a column the batch lacks) is placed at −1 after scaling, one training range below the minimum, in
   training and in queries alike. "Undefined" thus behaves as its own value: batches that share it
   are close, and a batch that newly lacks a statistic is at least one range away from the rest.
-* **Score** (``decision_function``): the mean Euclidean distance (``metric``) to the k = 5 nearest
+* **Score** (``novelty_score``): the mean Euclidean distance (``metric``) to the k = 5 nearest
   training batches, found with scikit-learn's ``NearestNeighbors`` (exact search, so the paper's
   ball tree would return the same distances). Higher means more novel, as in PyOD.
 * **Threshold** (``threshold_``): the (1 − contamination) percentile (numpy's linear interpolation)
   of the training scores, contamination = 1 %. Training scores are leave-one-out: a training batch
   is not its own neighbour (otherwise its nearest distance would always be 0). An identical
   duplicate batch still counts as a neighbour at distance 0.
-* **Decision** (``predict``): novel iff the score exceeds the threshold (a tie is an inlier).
+* **Decision** (``is_novel``): novel iff the score exceeds the threshold (a tie is an inlier).
+* **scikit-learn's conventions** (``BaseEstimator``, ``OutlierMixin``): parameters stored unchanged by
+  ``__init__`` and checked by ``fit``; ``predict`` gives +1 (inlier) / −1 (novel), ``decision_function``
+  is ``threshold_ − score`` (negative = novel) and ``score_samples`` is ``−score`` (lower = more
+  abnormal), as for ``sklearn.neighbors.LocalOutlierFactor(novelty=True)``.
 * **Few batches.** Leave-one-out needs another batch, so fitting needs at least 2 batches and uses
   k' = min(k, n − 1) neighbours (``n_neighbors_``). With few batches the boundary is broad and
   permissive; the paper starts evaluating at 8 (§5.2) and notes this effect (§5.3).
@@ -41,6 +45,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.exceptions import NotFittedError
 from sklearn.neighbors import NearestNeighbors
 
@@ -65,7 +70,7 @@ def _scale(matrix: np.ndarray, data_min: np.ndarray, scale: np.ndarray) -> np.nd
     return np.where(np.isnan(scaled), UNDEFINED, scaled)
 
 
-class KNNNoveltyDetector:
+class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
     """Flags a batch whose scaled statistics are far (mean distance to k nearest) from the accepted batches."""
 
     def __init__(
@@ -75,6 +80,13 @@ class KNNNoveltyDetector:
         metric: str = "euclidean",
         max_history: int | None = None,
     ) -> None:
+        self.k = k
+        self.contamination = contamination
+        self.metric = metric
+        self.max_history = max_history
+
+    def _check_params(self) -> None:
+        k, contamination, max_history = self.k, self.contamination, self.max_history
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"k must be an integer >= 1, got {k!r}")
         if not isinstance(contamination, int | float) or not 0.0 <= float(contamination) < 1.0:
@@ -83,12 +95,6 @@ class KNNNoveltyDetector:
             isinstance(max_history, bool) or not isinstance(max_history, int) or max_history < 2
         ):
             raise ValueError(f"max_history must be None or an integer >= 2, got {max_history!r}")
-        self.k = k
-        self.contamination = float(contamination)
-        self.metric = metric
-        self.max_history = max_history
-        self.feature_names_: list[str] = []
-        self.history_: np.ndarray = np.empty((0, 0))
 
     # ----------------------------------------------------------------------- input handling
 
@@ -147,6 +153,7 @@ class KNNNoveltyDetector:
 
     def _refit(self, names: list[str], history: np.ndarray) -> None:
         """Fit scaling, neighbour index, leave-one-out training scores and threshold on ``history``."""
+        self._check_params()
         if self.max_history is not None:
             history = history[-self.max_history :]
         n = history.shape[0]
@@ -166,7 +173,7 @@ class KNNNoveltyDetector:
         self.data_min_, self.data_max_, self.scale_ = data_min, data_max, scale
         self.n_neighbors_, self._index = n_neighbors, index
         self.train_scores_ = distances.mean(axis=1)
-        self.threshold_ = float(np.percentile(self.train_scores_, 100.0 * (1.0 - self.contamination)))
+        self.threshold_ = float(np.percentile(self.train_scores_, 100.0 * (1.0 - float(self.contamination))))
 
     @property
     def n_samples_(self) -> int:
@@ -185,18 +192,31 @@ class KNNNoveltyDetector:
         _, matrix, _ = self._as_matrix(X, self.feature_names_)
         return self._scale(matrix)
 
-    def decision_function(self, x: FeatureRows) -> float | np.ndarray:
-        """Mean distance to the k nearest training batches: a float for one vector, an array for several."""
+    def novelty_score(self, x: FeatureRows) -> float | np.ndarray:
+        """Mean distance to the k nearest training batches (higher = more novel): a float for one vector, an
+        array for several."""
         self._check_fitted()
         _, matrix, single = self._as_matrix(x, self.feature_names_)
         distances, _ = self._index.kneighbors(self._scale(matrix), n_neighbors=self.n_neighbors_)
         scores = distances.mean(axis=1)
         return float(scores[0]) if single else scores
 
-    def predict(self, x: FeatureRows) -> bool | np.ndarray:
-        """True (novel) where the score exceeds ``threshold_``: a bool for one vector, an array for several."""
-        scores = self.decision_function(x)
+    def is_novel(self, x: FeatureRows) -> bool | np.ndarray:
+        """The verdict: True where the score exceeds ``threshold_`` (a tie is an inlier)."""
+        scores = self.novelty_score(x)
         return bool(scores > self.threshold_) if isinstance(scores, float) else scores > self.threshold_
+
+    def score_samples(self, X: FeatureRows) -> np.ndarray:
+        """scikit-learn's sign: the opposite of the score (lower = more abnormal), one per row."""
+        return -np.atleast_1d(self.novelty_score(X))
+
+    def decision_function(self, X: FeatureRows) -> np.ndarray:
+        """scikit-learn's sign: ``threshold_ - score``, negative for novel batches, one per row."""
+        return self.threshold_ - np.atleast_1d(self.novelty_score(X))
+
+    def predict(self, X: FeatureRows) -> np.ndarray:
+        """scikit-learn's labels: +1 for an inlier, -1 for a novel batch, one per row."""
+        return np.where(self.decision_function(X) < 0, -1, 1)
 
     # ----------------------------------------------------------------------- persistence
 

@@ -24,7 +24,7 @@ class NoveltySignal:
         if len(clean) < MIN_NOVELTY_HISTORY:
             return skipped(self.name, f"{len(clean)} clean batches (need {MIN_NOVELTY_HISTORY})")
         det = KNNNoveltyDetector(k=self.k, contamination=self.contamination).fit([r.novelty for r in clean])
-        score = float(det.decision_function(new.novelty))
-        novel = bool(det.predict(new.novelty))
+        score = float(det.novelty_score(new.novelty))
+        novel = bool(det.is_novel(new.novelty))
         return {"signal": self.name, "status": status(novel), "score": score, "threshold": float(det.threshold_),
                 "k": det.n_neighbors_, "learned_from": [r.batch_id for r in clean]}
