@@ -175,24 +175,24 @@ def lakeindex_check(with_quantile: bool = True) -> tuple[Any, list[str]]:
 
     wide = f"between {-WIDE} and {WIDE}"
     check, keys = Check("warning", "ge-compare"), []
-    check.has_size(">= 0")
+    check = check.has_size(">= 0")
     keys.append("size")
     for c in COMPLETENESS:
-        check.has_completeness(c, ">= 0")
+        check = check.has_completeness(c, ">= 0")
         keys.append(f"completeness({c})")
     for c in NUMERIC:
-        check.has_min(c, wide).has_max(c, wide).has_mean(c, wide).has_standard_deviation(c, ">= 0")
+        check = check.has_min(c, wide).has_max(c, wide).has_mean(c, wide).has_standard_deviation(c, ">= 0")
         keys += [f"min({c})", f"max({c})", f"mean({c})", f"stddev({c})"]
     for c, regex in PATTERNS:
-        check.has_pattern(c, regex, ">= 0")
+        check = check.has_pattern(c, regex, ">= 0")
         keys.append(f"pattern({c})")
     for c, values in SETS:
-        check.is_contained_in(c, values, ">= 0")
+        check = check.is_contained_in(c, values, ">= 0")
         keys.append(f"in_set({c})")
-    check.has_count_distinct(DISTINCT, ">= 0")
+    check = check.has_count_distinct(DISTINCT, ">= 0")
     keys.append(f"count_distinct({DISTINCT})")
     if with_quantile:
-        check.has_approx_quantile(QUANTILE[0], QUANTILE[1], wide)
+        check = check.has_approx_quantile(QUANTILE[0], QUANTILE[1], wide)
         keys.append(f"quantile({QUANTILE[0]},{QUANTILE[1]})")
     return check, keys
 

@@ -695,3 +695,23 @@ def test_load_checks_from_json_and_python_files(tmp_path):
     yaml.write_text("checks: []\n")
     with pytest.raises(ChecksFileError, match=r"\.json or \.py"):
         load_checks(yaml)
+
+
+def test_a_check_is_immutable_like_deequs():
+    """Each builder method returns a new Check; the receiver keeps its constraints, so one base check can be
+    extended two ways, and attributes cannot be reassigned. A copy is rebuilt through __init__."""
+    import copy
+
+    base = Check("warning", "base").is_complete("id")
+    a = base.is_unique("id")
+    b = base.has_size("> 3")
+    assert [len(c.constraints) for c in (base, a, b)] == [1, 2, 2]
+    assert a.constraints[0] is base.constraints[0] and a.constraints[1] is not b.constraints[1]
+    assert (a.level, a.description) == ("warning", "base")
+    with pytest.raises(AttributeError, match="immutable"):
+        base.level = "error"
+    keys = Check().is_primary_key(["a", "b"])  # built from three constraints, by chaining inside
+    assert [c.description for c in keys.constraints] == ["is_complete(a)", "is_complete(b)", "is_unique(a, b)"]
+    again = copy.deepcopy(Check("error", "p").has_size("> 1"))
+    assert (again.level, again.description, [c.description for c in again.constraints]) == \
+        ("error", "p", ["has_size > 1"])

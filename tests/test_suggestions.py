@@ -219,7 +219,7 @@ def test_suggestions_hold_on_the_data_they_were_learned_from(data, suggestions):
     # the Python code of every suggestion is a valid call of the Check builder, equal to the JSON form
     by_code, by_apply = checks.Check("error", "code"), checks.Check("error", "apply")
     for s in suggestions:
-        eval("by_code" + s.code, {"by_code": by_code})  # noqa: S307 - our own generated code
-        s.apply(by_apply)
+        by_code = eval("by_code" + s.code, {"by_code": by_code})  # noqa: S307 - our own generated code
+        by_apply = s.apply(by_apply)
     assert [c.description for c in by_code.constraints] == [c.description for c in by_apply.constraints]
     assert len(by_code.constraints) == len(suggestions)

@@ -78,15 +78,35 @@ _ANALYZERS = object()  # _add's default: name a constraint with its analyzer's f
 
 
 class Check:
-    """A named group of constraints with a level: a failing check is an error or only a warning."""
+    """A named group of constraints with a level: a failing check is an error or only a warning.
 
-    def __init__(self, level: str = "error", description: str = "") -> None:
+    Immutable, as Deequ's: every method returns a new Check with one more constraint and leaves this one
+    as it was, so a base check can be extended in several ways (``base.is_complete("id")`` does not change
+    ``base``; chain the calls or keep the result).
+    """
+
+    __slots__ = ("level", "description", "constraints")
+
+    def __init__(self, level: str = "error", description: str = "",
+                 constraints: Sequence[Constraint] = ()) -> None:
         level = level.lower()
         if level not in LEVELS:
             raise ValueError(f"check level must be one of {LEVELS}, got {level!r}")
-        self.level = level
-        self.description = description
-        self.constraints: list[Constraint] = []
+        object.__setattr__(self, "level", level)
+        object.__setattr__(self, "description", description)
+        object.__setattr__(self, "constraints", tuple(constraints))
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"Check is immutable: its methods return a new Check (tried to set {name!r})")
+
+    def __repr__(self) -> str:
+        return f"Check({self.level!r}, {self.description!r}, {len(self.constraints)} constraints)"
+
+    def __reduce__(self) -> tuple:  # pickle and copy rebuild through __init__ (attributes cannot be set)
+        return Check, (self.level, self.description, self.constraints)
+
+    def _with(self, constraint: Constraint) -> Check:
+        return Check(self.level, self.description, (*self.constraints, constraint))
 
     def _add(self, analyzer: Analyzer, assertion: AssertionLike, description: str, default: str = "== 1",
              pick: Callable[[Any], Any] | None = None,
@@ -95,14 +115,12 @@ class Check:
         where = getattr(analyzer, "where", None) if shown_where is _ANALYZERS else shown_where
         if where:  # two constraints differing only in their (user's) filter must not share one name
             description = f"{description} where {where}"
-        self.constraints.append(MetricConstraint(analyzer, a, f"{description} {a}".strip() if assertion is not None
-                                                 else description, pick, violations))
-        return self
+        return self._with(MetricConstraint(analyzer, a, f"{description} {a}".strip() if assertion is not None
+                                           else description, pick, violations))
 
     def add_constraint(self, constraint: Constraint) -> Check:
         """Add a custom constraint (any object implementing the Constraint interface)."""
-        self.constraints.append(constraint)
-        return self
+        return self._with(constraint)
 
     # dataset size
     def has_size(self, assertion: AssertionLike, where: str | None = None) -> Check:
@@ -124,9 +142,10 @@ class Check:
 
     def is_primary_key(self, column: str | Sequence[str], where: str | None = None) -> Check:
         cols = _cols(column)
+        check = self
         for c in cols:
-            self.is_complete(c, where)
-        return self.is_unique(cols, where)
+            check = check.is_complete(c, where)
+        return check.is_unique(cols, where)
 
     def has_uniqueness(self, column: str | Sequence[str], assertion: AssertionLike, where: str | None = None) -> Check:
         cols = _cols(column)
@@ -313,8 +332,7 @@ class Check:
         if after is not None and (isinstance(after, bool) or not isinstance(after, int)):
             raise TypeError(f"after must be a timestamp in epoch milliseconds (an int), got {after!r}")
         label = f"has_no_anomalies({analyzer.spec()}" + (f", tags={dict(tags)}" if tags else "") + ")"
-        self.constraints.append(AnomalyConstraint(analyzer, strategy, label, dict(tags) if tags else None, after))
-        return self
+        return self._with(AnomalyConstraint(analyzer, strategy, label, dict(tags) if tags else None, after))
 
     def analyzers(self) -> list[Analyzer]:
         return [a for c in self.constraints for a in c.analyzers()]

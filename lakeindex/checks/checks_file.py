@@ -96,11 +96,11 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
                     if extra:
                         raise TypeError(f"unexpected key(s) {', '.join(map(repr, extra))}: "
                                         "has_no_anomalies takes 'analyzer', 'strategy', 'tags' and 'after'")
-                    check.has_no_anomalies(analyzer_from_dict(kwargs.get("analyzer")),
-                                           strategy_from_dict(kwargs.get("strategy") or {}),
-                                           tags=kwargs.get("tags"), after=kwargs.get("after"))
+                    check = check.has_no_anomalies(analyzer_from_dict(kwargs.get("analyzer")),
+                                                   strategy_from_dict(kwargs.get("strategy") or {}),
+                                                   tags=kwargs.get("tags"), after=kwargs.get("after"))
                 else:
-                    getattr(check, c["type"])(**kwargs)
+                    check = getattr(check, c["type"])(**kwargs)
             except (TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. a number for a column
                 raise ChecksFileError(f"{cwhere} ({c['type']}): {exc}") from exc
         out.append(check)

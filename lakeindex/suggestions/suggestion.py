@@ -43,7 +43,7 @@ class Suggestion:
         return f".{self.constraint['type']}({args})"
 
     def apply(self, check: Any) -> Any:
-        """Add the constraint to a ``lakeindex.checks.Check`` (returns the check, for chaining)."""
+        """A new ``lakeindex.checks.Check``: ``check`` with this constraint (checks are immutable)."""
         kwargs = {k: v for k, v in self.constraint.items() if k != "type"}
         return getattr(check, self.constraint["type"])(**kwargs)
 
