@@ -45,12 +45,22 @@ def selected_columns(args: argparse.Namespace) -> list[str] | None:
     return [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
 
 
-def add_data_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
+def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
+                       what: str = "a CSV/TSV/Parquet/JSONL file or a directory of one table's files") -> None:
+    """DATA and the options of reading it, the same for every command that scans data.
+
+    Each command states its default for CSV/TSV/JSONL columns: ``typed`` (Spark's schema inference) where
+    the work is on values as numbers (``check``: minima, means), text as written otherwise (``profile``,
+    ``suggest``, the history commands: ``02134`` stays a 5-character code, an upstream that starts writing
+    ``N/A`` into a numeric column shows up as text, and types are inferred per value). Either way
+    ``--infer-schema`` / ``--no-infer-schema`` or ``--schema`` decide.
+    """
+    default = "typed by Spark's inference" if typed else "read as text, as written"
+    p.add_argument("data", help=what)
     p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None,
                    help="default: from the file extensions")
-    p.add_argument("--no-infer-schema", dest="infer_schema", action="store_false",
-                   help="read CSV/TSV columns as strings")
+    p.add_argument("--infer-schema", dest="infer_schema", action=argparse.BooleanOptionalAction, default=typed,
+                   help=f"type CSV/TSV columns by Spark's inference, or read them as strings (default: {default})")
     p.add_argument("--schema", default=None,
                    help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
                         "pass; unparsable values become null)")

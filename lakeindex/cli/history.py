@@ -11,7 +11,7 @@ import argparse
 import time
 from typing import Any
 
-from lakeindex.cli.data import read_data
+from lakeindex.cli.data import add_data_arguments, read_data
 from lakeindex.cli.output import EXIT_OK, emit, emit_line, verdict
 
 
@@ -107,10 +107,7 @@ def _repo_args(p: argparse.ArgumentParser, data: bool = False) -> None:
     p.add_argument("--repo", required=True, help="metrics repository directory")
     p.add_argument("--dataset", required=True, help="dataset name in the repository")
     if data:
-        p.add_argument("data", help="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files")
-        p.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
-        p.add_argument("--infer-schema", action="store_true", help="type CSV/TSV columns (default: strings)")
-        p.add_argument("--master", default=None)
+        add_data_arguments(p, typed=False, what="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files")
 
 
 def _avh_args(p: argparse.ArgumentParser) -> None:

@@ -87,7 +87,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``check``, ``profile``, ``suggest`` and ``metrics``."""
     ck = sub.add_parser("check", help="verify declarative checks on a dataset (exit 0 pass, 1 error, 2 bad input)")
-    add_data_arguments(ck)
+    add_data_arguments(ck, typed=True)
     ck.add_argument("--checks", required=True, help="checks file: .json (constraints as data) or .py (defines checks)")
     ck.add_argument("--repo", default=None, help="metrics repository directory: store this run's metrics there")
     ck.add_argument("--dataset", default=None, help="dataset name in the repository")
@@ -99,16 +99,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     for name, func, text in (("profile", cmd_profile, "profile columns in at most three Spark passes"),
                              ("suggest", cmd_suggest, "suggest constraints from a profile, with evidence and code")):
         sp = sub.add_parser(name, help=text)
-        sp.add_argument("data", help="a CSV/TSV/Parquet/JSONL file or a directory of one table's files")
-        sp.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None)
-        sp.add_argument("--infer-schema", action="store_true",
-                        help="type CSV/TSV columns by inference (default: strings, types inferred per value)")
-        sp.add_argument("--schema", default=None, help="CSV/TSV/JSONL column types as DDL (instead of inference)")
+        add_data_arguments(sp, typed=False)
         sp.add_argument("--columns", default=None, help="comma-separated columns (default: all)")
         sp.add_argument("--low-cardinality-threshold", type=int, default=120,
                         help="columns with at most this many distinct values get a value histogram")
-        sp.add_argument("--master", default=None)
-        sp.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
         if name == "suggest":
             sp.add_argument("--rules", choices=["default", "extended"], default="default")
             sp.add_argument("--checks-out", default=None, help="also write the suggestions as a checks JSON file")
