@@ -62,94 +62,115 @@ def parse(pattern: str) -> tuple[Element, ...]:
     """Parse a canonical pattern string into elements; raise PatternError if malformed."""
     if len(pattern) > MAX_PATTERN_LENGTH:
         raise PatternError(f"pattern longer than {MAX_PATTERN_LENGTH} characters")
-    out: list[Element] = []
-    lit: list[str] = []
-    i, n = 0, len(pattern)
-    block = -1  # index in ``out`` of the open optional block, -1 outside one
-    rep = -1  # index in ``out`` of the open repetition block
-    rep_seps: set[str] = set()
-    while i < n:
-        c = pattern[i]
-        if c == "<" and (pattern.startswith(REP_OPEN, i) or pattern.startswith("</rep>", i)):
-            if lit:
-                out.append(Element(None, "".join(lit)))
-                lit.clear()
-            if pattern.startswith(REP_OPEN, i):
-                if rep >= 0 or block >= 0:
-                    raise PatternError(f"a nested {REP_OPEN} at position {i} in {pattern!r}")
-                rep = len(out)
-                out.append(Element("rep"))
-                i += len(REP_OPEN)
+    return _Parser(pattern).run()
+
+
+class _Parser:
+    """One left-to-right pass over a pattern: literal text, classes, and the ``<opt>``/``<rep>`` tags."""
+
+    def __init__(self, pattern: str) -> None:
+        self.pattern = pattern
+        self.i = 0
+        self.out: list[Element] = []
+        self.lit: list[str] = []
+        self.block = -1  # index in ``out`` of the open optional block, -1 outside one
+        self.rep = -1  # index in ``out`` of the open repetition block
+        self.rep_seps: set[str] = set()
+
+    def run(self) -> tuple[Element, ...]:
+        pattern = self.pattern
+        while self.i < len(pattern):
+            i, c = self.i, pattern[self.i]
+            if c == "<" and (pattern.startswith(REP_OPEN, i) or pattern.startswith("</rep>", i)):
+                self.repetition_tag()
+            elif c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
+                self.optional_tag()
+            elif c == "\\":
+                if i + 1 >= len(pattern) or pattern[i + 1] not in _ESCAPED:
+                    raise PatternError(f"bad escape at position {i} in {pattern!r}: only \\\\ \\< \\{{ \\+")
+                self.lit.append(pattern[i + 1])
+                self.i += 2
+            elif c == "<":
+                self.char_class()
+            elif c in "{+":
+                raise PatternError(f"unescaped {c!r} at position {i} in {pattern!r}")
             else:
-                m = _REP_CLOSE_RE.match(pattern, i)
-                if rep < 0 or rep == len(out) - 1 or block >= 0 or not m:
-                    raise PatternError(f"bad {REP_CLOSE}{{k}} at position {i} in {pattern!r}")
-                lo, comma, hi = int(m.group(1)), m.group(2), m.group(3)
-                if not 1 <= lo <= MAX_REPEAT or (hi is not None and not lo <= int(hi) <= MAX_REPEAT) \
-                        or (hi is not None and not comma):
-                    raise PatternError(f"bad repetition count at position {i} in {pattern!r}")
-                out.append(Element("/rep", m.group(0)[len(REP_CLOSE):], lo))
-                sep = _check_repetition(out[rep + 1:-1], pattern)
-                if sep in rep_seps:
-                    raise PatternError(f"two {REP_OPEN} blocks with the separator {sep!r} in {pattern!r}: "
-                                       "where one ends would be ambiguous")
-                rep_seps.add(sep)
-                rep = -1
-                i = m.end()
-        elif c == "<" and (pattern.startswith(OPT_OPEN, i) or pattern.startswith(OPT_CLOSE, i)):
-            if lit:
-                out.append(Element(None, "".join(lit)))
-                lit.clear()
-            if pattern.startswith(OPT_OPEN, i):
-                if block >= 0:
-                    raise PatternError(f"nested {OPT_OPEN} at position {i} in {pattern!r}")
-                block = len(out)
-                out.append(Element("opt"))
-                i += len(OPT_OPEN)
-            else:
-                if block < 0 or block == len(out) - 1:
-                    raise PatternError(f"{OPT_CLOSE} without a non-empty {OPT_OPEN} block at position {i} "
-                                       f"in {pattern!r}")
-                block = -1
-                out.append(Element("/opt"))
-                i += len(OPT_CLOSE)
-        elif c == "\\":
-            if i + 1 >= n or pattern[i + 1] not in _ESCAPED:
-                raise PatternError(f"bad escape at position {i} in {pattern!r}: only \\\\ \\< \\{{ \\+")
-            lit.append(pattern[i + 1])
-            i += 2
-        elif c == "<":
-            m = _CLASS_RE.match(pattern, i)
-            if not m:
-                raise PatternError(f"unknown class at position {i} in {pattern!r} (escape a literal '<' as \\<)")
-            if lit:
-                out.append(Element(None, "".join(lit)))
-                lit.clear()
-            cls, k, is_plus = m.group(1), m.group(2), m.group(3)
-            if cls in ("num", "all"):
-                if k or is_plus:
-                    raise PatternError(f"<{cls}> takes no quantifier in {pattern!r}")
-                out.append(Element(cls))
-            else:
-                if not (k or is_plus):
-                    raise PatternError(f"<{cls}> needs {{k}} or + in {pattern!r}")
-                kk = int(k) if k else None
-                if kk is not None and not 1 <= kk <= 65536:
-                    raise PatternError(f"bad length {kk} in {pattern!r}")
-                out.append(Element(cls, k=kk))
-            i = m.end()
-        elif c in "{+":
-            raise PatternError(f"unescaped {c!r} at position {i} in {pattern!r}")
+                self.lit.append(c)
+                self.i += 1
+        self.flush()
+        if self.block >= 0:
+            raise PatternError(f"unclosed {OPT_OPEN} in {pattern!r}")
+        if self.rep >= 0:
+            raise PatternError(f"unclosed {REP_OPEN} in {pattern!r}")
+        return tuple(self.out)
+
+    def flush(self) -> None:
+        """End the current run of literal text."""
+        if self.lit:
+            self.out.append(Element(None, "".join(self.lit)))
+            self.lit.clear()
+
+    def repetition_tag(self) -> None:
+        pattern, i, out = self.pattern, self.i, self.out
+        self.flush()
+        if pattern.startswith(REP_OPEN, i):
+            if self.rep >= 0 or self.block >= 0:
+                raise PatternError(f"a nested {REP_OPEN} at position {i} in {pattern!r}")
+            self.rep = len(out)
+            out.append(Element("rep"))
+            self.i += len(REP_OPEN)
+            return
+        m = _REP_CLOSE_RE.match(pattern, i)
+        if self.rep < 0 or self.rep == len(out) - 1 or self.block >= 0 or not m:
+            raise PatternError(f"bad {REP_CLOSE}{{k}} at position {i} in {pattern!r}")
+        lo, comma, hi = int(m.group(1)), m.group(2), m.group(3)
+        if not 1 <= lo <= MAX_REPEAT or (hi is not None and not lo <= int(hi) <= MAX_REPEAT) \
+                or (hi is not None and not comma):
+            raise PatternError(f"bad repetition count at position {i} in {pattern!r}")
+        out.append(Element("/rep", m.group(0)[len(REP_CLOSE):], lo))
+        sep = _check_repetition(out[self.rep + 1:-1], pattern)
+        if sep in self.rep_seps:
+            raise PatternError(f"two {REP_OPEN} blocks with the separator {sep!r} in {pattern!r}: "
+                               "where one ends would be ambiguous")
+        self.rep_seps.add(sep)
+        self.rep = -1
+        self.i = m.end()
+
+    def optional_tag(self) -> None:
+        pattern, i, out = self.pattern, self.i, self.out
+        self.flush()
+        if pattern.startswith(OPT_OPEN, i):
+            if self.block >= 0:
+                raise PatternError(f"nested {OPT_OPEN} at position {i} in {pattern!r}")
+            self.block = len(out)
+            out.append(Element("opt"))
+            self.i += len(OPT_OPEN)
+            return
+        if self.block < 0 or self.block == len(out) - 1:
+            raise PatternError(f"{OPT_CLOSE} without a non-empty {OPT_OPEN} block at position {i} in {pattern!r}")
+        self.block = -1
+        out.append(Element("/opt"))
+        self.i += len(OPT_CLOSE)
+
+    def char_class(self) -> None:
+        pattern, i = self.pattern, self.i
+        m = _CLASS_RE.match(pattern, i)
+        if not m:
+            raise PatternError(f"unknown class at position {i} in {pattern!r} (escape a literal '<' as \\<)")
+        self.flush()
+        cls, k, is_plus = m.group(1), m.group(2), m.group(3)
+        if cls in ("num", "all"):
+            if k or is_plus:
+                raise PatternError(f"<{cls}> takes no quantifier in {pattern!r}")
+            self.out.append(Element(cls))
         else:
-            lit.append(c)
-            i += 1
-    if lit:
-        out.append(Element(None, "".join(lit)))
-    if block >= 0:
-        raise PatternError(f"unclosed {OPT_OPEN} in {pattern!r}")
-    if rep >= 0:
-        raise PatternError(f"unclosed {REP_OPEN} in {pattern!r}")
-    return tuple(out)
+            if not (k or is_plus):
+                raise PatternError(f"<{cls}> needs {{k}} or + in {pattern!r}")
+            kk = int(k) if k else None
+            if kk is not None and not 1 <= kk <= 65536:
+                raise PatternError(f"bad length {kk} in {pattern!r}")
+            self.out.append(Element(cls, k=kk))
+        self.i = m.end()
 
 
 def _check_repetition(body: list[Element], pattern: str) -> str:
