@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from lakeindex import __version__
 from lakeindex.index.store import IndexError_
 from lakeindex.patterns.pattern import PatternError
-from query_service.limits import Settings
+from query_service.limits import BodySizeLimit, Settings
 from query_service.routers import admin, batches, health, inference, patterns
 from query_service.state import IndexHolder
 
@@ -41,6 +41,7 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     for r in (health.router, patterns.router, inference.router, admin.router, batches.router):
         app.include_router(r)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
 
     @app.middleware("http")
     async def limit_and_log(request: Request, call_next):  # noqa: ANN001, ANN202

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from fastapi import HTTPException, Request
@@ -39,6 +39,33 @@ class Settings:
                    admin_token=env.get("LAKEINDEX_ADMIN_TOKEN") or None,
                    watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", SERVE_WATCH_INTERVAL)),
                    repository=env.get("LAKEINDEX_REPO") or None)
+
+
+class BodySizeLimit:
+    """ASGI middleware counting the bytes a request body actually delivers, whatever its framing: a
+    ``Transfer-Encoding: chunked`` body has no Content-Length to check up front. Past ``max_bytes``
+    the read fails with 413 (Starlette turns the HTTPException into the response)."""
+
+    def __init__(self, app: Callable, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> dict:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise HTTPException(status_code=413, detail=f"request body over {self.max_bytes} bytes")
+            return message
+
+        await self.app(scope, counted, send)
 
 
 def check_count(request: Request, n: int, what: str) -> None:

@@ -5,9 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import asdict, dataclass, field
 
-from lakeindex.patterns.pattern import compiled, to_regex
+from lakeindex.patterns.pattern import compiled, compiled_linear, to_regex
 
 METHODS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
+VALIDATIONS = ("strict", "homogeneity")
+# Counts a rule may carry: ten billion training values. Fisher's exact test takes ~0.1 s at this size and
+# grows linearly beyond it (minutes at 10^13, overflow after), so larger counts are refused as input.
+MAX_TRAIN_SIZE = 10**10
 
 
 @dataclass
@@ -42,6 +46,9 @@ class Rule:
     index_version: str | None = None
     validation: str = "homogeneity"
     reason: str | None = None
+    # a rule learned here is matched with Python's re; one read from outside (from_dict: a posted or loaded
+    # rule) with RE2, in linear time, since its pattern may be built to backtrack for ever
+    trusted: bool = field(default=True, compare=False, repr=False)
 
     @property
     def pattern(self) -> str | None:
@@ -72,7 +79,7 @@ class Rule:
         counts = Counter(v for v in values if v)
         if not self.feasible:
             return Counter()
-        match = compiled(self.pattern).fullmatch
+        match = (compiled if self.trusted else compiled_linear)(self.pattern).fullmatch
         return Counter({v: n for v, n in counts.items() if match(v) is None})
 
     def to_dict(self) -> dict:
@@ -90,7 +97,10 @@ class Rule:
 
     @classmethod
     def from_dict(cls, d: dict) -> Rule:
-        """Parse a rule produced by :meth:`to_dict`; raise ValueError naming what is wrong."""
+        """Parse a rule produced by :meth:`to_dict`; raise ValueError naming what is wrong.
+
+        The rule is untrusted input: its pattern is matched with RE2 and its counts are bounded
+        (0 <= train_nonconforming <= train_size <= ``MAX_TRAIN_SIZE``)."""
         try:
             if d["method"] not in METHODS:
                 raise ValueError(f"unknown method {d['method']!r}; expected one of {', '.join(METHODS)}")
@@ -100,8 +110,18 @@ class Rule:
                 to_regex(s.pattern)  # parses: rejects malformed patterns
             if d["feasible"] and not segs:
                 raise ValueError("a feasible rule needs segments")
-            return cls(d["method"], dict(d.get("params", {})), bool(d["feasible"]), segs,
-                       int(d.get("train_size", 0)), int(d.get("train_nonconforming", 0)), d.get("index_version"),
-                       d.get("validation", "homogeneity"), d.get("reason"))
+            size, bad = int(d.get("train_size", 0)), int(d.get("train_nonconforming", 0))
+            if not 0 <= size <= MAX_TRAIN_SIZE:
+                raise ValueError(f"train_size {size} out of range: expected 0 to {MAX_TRAIN_SIZE:,}")
+            if not 0 <= bad <= size:
+                raise ValueError(f"train_nonconforming {bad} out of range: expected 0 to train_size ({size})")
+            validation = d.get("validation", "homogeneity")
+            if validation not in VALIDATIONS:
+                raise ValueError(f"unknown validation {validation!r}; expected one of {', '.join(VALIDATIONS)}")
+            rule = cls(d["method"], dict(d.get("params", {})), bool(d["feasible"]), segs, size, bad,
+                       d.get("index_version"), validation, d.get("reason"), trusted=False)
+            if rule.feasible:
+                compiled_linear(rule.pattern)  # refuses a pattern too large to match in linear time
+            return rule
         except (KeyError, TypeError) as exc:
             raise ValueError(f"not a lakeindex rule: missing or bad field {exc}") from exc

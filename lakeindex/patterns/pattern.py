@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from lakeindex.patterns.hierarchy import CHAR_CLASSES
 
@@ -278,6 +278,26 @@ def to_regex(pattern: str) -> str:
 def compiled(pattern: str) -> re.Pattern[str]:
     """Compiled matcher for a pattern (cached; patterns are parsed, never evaluated)."""
     return re.compile("".join(element_regex(e) for e in parse(pattern)))
+
+
+# RE2 for rules that come from outside (a posted or loaded rule): it runs in time linear in the value, so
+# no pattern can make a match backtrack for ever (``<alphanum>+`` twelve times against ``a`` * 300 would).
+# Its memory per compiled pattern is bounded too; a pattern too big for it is refused, not truncated.
+LINEAR_MAX_MEM = 8 << 20
+
+
+@lru_cache(maxsize=1024)
+def compiled_linear(pattern: str) -> Any:
+    """A linear-time (RE2) matcher for a pattern with ``fullmatch``: for rules from clients."""
+    import re2
+
+    options = re2.Options()
+    options.max_mem = LINEAR_MAX_MEM
+    options.log_errors = False
+    try:
+        return re2.compile("".join(element_regex(e) for e in parse(pattern)), options)
+    except re2.error as exc:
+        raise PatternError(f"pattern too large to match in linear time ({exc}); simplify it") from exc
 
 
 def matches(pattern: str, value: str) -> bool:

@@ -1,0 +1,100 @@
+"""Hostile input to the service and the library (issue 11): each test reproduces a reported failure."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+from fastapi.testclient import TestClient
+
+from lakeindex.fmdv.rule import MAX_TRAIN_SIZE, Rule
+from lakeindex.index.local_build import build_from_columns
+from query_service.app import create_app
+from query_service.limits import Settings
+
+REDOS_PATTERN = "<alphanum>+" * 12 + "!"
+
+
+def _rule(pattern: str, size: int = 100, bad: int = 0) -> dict:
+    return {"method": "fmdv-vh", "params": {}, "feasible": True, "validation": "homogeneity",
+            "segments": [{"pattern": pattern, "fpr": 0.0, "coverage": 5}], "train_size": size,
+            "train_nonconforming": bad}
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hardening") / "ix"
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], path, min_coverage=2)
+    with TestClient(create_app(path, Settings(max_values=1000, max_value_length=512))) as c:
+        yield c
+
+
+def test_a_posted_rule_cannot_backtrack_for_ever():
+    """Twelve adjacent <alphanum>+ then "!" against "a" * 300 has exponentially many ways to fail in a
+    backtracking engine (Python's re never returned); a rule read from outside is matched in linear time.
+    Run in a child process so that a regression fails by timeout instead of hanging the suite."""
+    code = ("import json, sys\n"
+            "from lakeindex.fmdv.rule import Rule\n"
+            "from lakeindex.fmdv.validate import validate\n"
+            "rule = Rule.from_dict(json.loads(sys.argv[1]))\n"
+            "print(json.dumps(validate(rule, ['a' * 300] * 3 + ['a!'] * 2)))\n")
+    proc = subprocess.run([sys.executable, "-c", code, json.dumps(_rule(REDOS_PATTERN))], capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    result = json.loads(proc.stdout)
+    # "a" * 300 has no "!": all 3 fail; "a!" needs 12 alphanumerics before "!": fails too
+    assert result["batch_nonconforming"] == 5
+
+
+def test_linear_matching_agrees_with_the_pattern_language():
+    """RE2 and Python's re give the same verdicts on our patterns (a hand-picked accept/reject set)."""
+    from lakeindex.patterns.pattern import compiled, compiled_linear
+
+    cases = {"<digit>{4}-<digit>{2}": (["2024-01"], ["2024-1", "a024-01"]),
+             "<digit>+<rep>|<digit>+</rep>{2,}": (["1|2|3", "10|20|30|40"], ["1|2", "1||2|3"]),
+             "<opt><lower>+-</opt><digit>+": (["ab-12", "12"], ["-12", "AB-12"]),
+             "<hex>{4}": (["00aF"], ["00ag"])}
+    for pattern, (accept, reject) in cases.items():
+        for v in accept + reject:
+            assert (compiled_linear(pattern).fullmatch(v) is None) == (compiled(pattern).fullmatch(v) is None)
+        assert all(compiled_linear(pattern).fullmatch(v) for v in accept)
+        assert not any(compiled_linear(pattern).fullmatch(v) for v in reject)
+
+
+@pytest.mark.parametrize("size,bad,what", [
+    (10**18, 5 * 10**17, "train_size"),  # Fisher's exact test would run for ever
+    (-5, 0, "train_size"),  # failed deep in scipy
+    (100, -1, "train_nonconforming"),
+    (100, 101, "train_nonconforming"),
+])
+def test_rule_counts_are_bounded(client, size, bad, what):
+    with pytest.raises(ValueError, match=what):
+        Rule.from_dict(_rule("<digit>+", size, bad))
+    r = client.post("/v1/validate", json={"rule": _rule("<digit>+", size, bad), "values": ["1", "2"]})
+    assert r.status_code == 422 and what in r.json()["detail"]
+
+
+def test_the_largest_allowed_counts_still_validate(client):
+    r = client.post("/v1/validate", json={"rule": _rule("<digit>+", MAX_TRAIN_SIZE, MAX_TRAIN_SIZE // 2),
+                                          "values": ["1", "x"]})
+    assert r.status_code == 200 and r.json()["batch_nonconforming"] == 1
+
+
+def test_a_chunked_body_cannot_bypass_the_size_limit(tmp_path_factory):
+    """Without Content-Length (Transfer-Encoding: chunked) the body is counted as it arrives."""
+    path = tmp_path_factory.mktemp("chunked") / "ix"
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], path, min_coverage=2)
+    app = create_app(path, Settings(max_body_bytes=10_000, max_value_length=100_000, max_values=100_000))
+
+    def chunks(total: int):  # a generator body: httpx sends it chunked, with no Content-Length
+        payload = json.dumps({"patterns": ["<digit>{4}"] * (total // 14)}).encode()
+        for i in range(0, len(payload), 4096):
+            yield payload[i:i + 4096]
+
+    with TestClient(app) as c:
+        big = c.post("/v1/patterns/lookup", content=chunks(50_000), headers={"content-type": "application/json"})
+        assert big.status_code == 413 and "10000 bytes" in big.json()["detail"]
+        small = c.post("/v1/patterns/lookup", content=chunks(2_000), headers={"content-type": "application/json"})
+        assert small.status_code == 200, small.text
