@@ -1,34 +1,24 @@
 """spark-submit entry point of the index build: ``spark-submit indexer_jobs/build_index.py LAKE --out INDEX``.
 
-Argument parsing and the Spark session only; the build is :func:`lakeindex.index.build.build_index`.
+Argument parsing only: the command is ``lakeindex index build`` (:func:`lakeindex.index.build.build_index`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from lakeindex.index.build import build_index
-from lakeindex.index.build_options import BuildError, add_build_arguments, limits_from_args
-from lakeindex.lake.listing import LakeError
-from lakeindex.spark_session import get_spark
+from lakeindex.cli.index import cmd_index_build
+from lakeindex.cli.output import run_command
+from lakeindex.index.build_options import add_build_arguments
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 built, 2 bad input (JSON error), 3 internal error, as the ``lakeindex`` command."""
     parser = argparse.ArgumentParser(prog="build_index",
                                      description="Scan a lake with Spark and write its pattern index.")
     add_build_arguments(parser)
-    args = parser.parse_args(argv)
-    try:
-        spark = get_spark(args.master, app_name="lakeindex-index-build")
-        meta = build_index(spark, args.lake, args.out, limits_from_args(args), args.min_coverage, args.incremental,
-                           progress=not args.quiet)
-    except (BuildError, LakeError) as exc:
-        print(json.dumps({"error": str(exc)}), file=sys.stderr)
-        return 2
-    print(json.dumps(meta, indent=2, sort_keys=True))
-    return 0
+    return run_command(cmd_index_build, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,28 +1,27 @@
 """spark-submit entry point of lake tagging: ``spark-submit indexer_jobs/tag_lake.py LAKE --index INDEX``.
 
-Argument parsing and the Spark session only; the job is :func:`lakeindex.fmdv.tag_lake.tag_lake`.
+Argument parsing only: the command is ``lakeindex tag`` (:func:`lakeindex.fmdv.tag_lake.tag_lake`).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
-from lakeindex.fmdv.tag_lake import tag_lake
-from lakeindex.spark_session import get_spark
+from lakeindex.cli.inference import cmd_tag
+from lakeindex.cli.output import run_command
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 tagged, 2 bad input (JSON error), 3 internal error, as the ``lakeindex`` command."""
     ap = argparse.ArgumentParser(description="Auto-tag every column of a lake")
     ap.add_argument("lake")
     ap.add_argument("--index", required=True)
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--fnr", type=float, default=0.05)
+    ap.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
     ap.add_argument("--master", default=None)
-    a = ap.parse_args(argv)
-    print(json.dumps(tag_lake(get_spark(a.master, "lakeindex-tag"), a.lake, a.index, a.sample, a.fnr), indent=2))
-    return 0
+    return run_command(cmd_tag, ap.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import shutil
+import sys
+from collections.abc import MutableMapping
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -21,6 +23,12 @@ JAVA_ADVICE = ("Spark needs Java 17: install it (Debian/Ubuntu: `apt-get install
 
 class SparkUnavailable(RuntimeError):
     """Spark cannot start on this machine (usually: no Java)."""
+
+
+def local_python(env: MutableMapping[str, str]) -> None:
+    """Default ``PYSPARK_PYTHON`` (and the driver's) to the running interpreter; an explicit setting wins."""
+    env.setdefault("PYSPARK_PYTHON", sys.executable)
+    env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,
@@ -42,6 +50,10 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ
     if (master or "local").startswith("local") and not submitted:
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")  # local runs stay on loopback
+        # local Python workers run this interpreter, the one lakeindex is installed in (a venv's
+        # `bin/lakeindex` started by cron or Airflow without the venv on PATH would otherwise give the
+        # workers whatever `python3` PATH finds). On a cluster, set PYSPARK_PYTHON to the executors' Python.
+        local_python(os.environ)
     if master:
         builder = builder.master(master)
     elif not submitted:

@@ -98,3 +98,50 @@ def test_a_chunked_body_cannot_bypass_the_size_limit(tmp_path_factory):
         assert big.status_code == 413 and "10000 bytes" in big.json()["detail"]
         small = c.post("/v1/patterns/lookup", content=chunks(2_000), headers={"content-type": "application/json"})
         assert small.status_code == 200, small.text
+
+
+def test_local_spark_workers_default_to_the_running_interpreter():
+    """A venv's lakeindex started without the venv on PATH must not hand Spark's workers another Python."""
+    from lakeindex.spark_session import local_python
+
+    env: dict[str, str] = {}
+    local_python(env)
+    assert env == {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
+    mine = {"PYSPARK_PYTHON": "/opt/cluster/python"}
+    local_python(mine)
+    assert mine["PYSPARK_PYTHON"] == "/opt/cluster/python"  # an explicit choice wins
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["validate", "--rule", "{dir}", "--values", "{file}"], "Is a directory"),
+    (["infer", "--index", "{index}", "--values", "{dir}"], "Is a directory"),
+    (["index", "info", "{file}"], "is a file, not an index directory"),
+    (["history", "list", "--repo", "{file}", "--dataset", "d"], "is a file; pass a directory"),
+])
+def test_paths_of_the_wrong_kind_exit_2_with_a_json_error(tmp_path, capsys, argv, message):
+    """Formerly tracebacks (exit 1, read as "flagged") or, for a repository that is a file, an empty success."""
+    from lakeindex.cli import main
+
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_text("x\n")
+    build_from_columns([[f"{i:04d}" for i in range(30)] for _ in range(3)], tmp_path / "ix", min_coverage=2)
+    paths = {"dir": tmp_path / "dir", "file": tmp_path / "file", "index": tmp_path / "ix"}
+    assert main([a.format(**paths) for a in argv]) == 2
+    error = json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+    assert message in error
+
+
+def test_spark_submit_jobs_use_the_same_exit_codes(spark, tmp_path, monkeypatch, capsys):
+    """2 for bad input with a JSON error, 3 for a bug: an orchestrator can tell bad data from a crash."""
+    from indexer_jobs.build_index import main as build_job
+
+    assert build_job([str(tmp_path / "nope"), "--out", str(tmp_path / "ix"), "--quiet"]) == 2
+    assert "does not exist" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+
+    def crash(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise RuntimeError("executor lost")
+
+    monkeypatch.setattr("lakeindex.index.build.build_index", crash)
+    (tmp_path / "lake").mkdir()
+    assert build_job([str(tmp_path / "lake"), "--out", str(tmp_path / "ix"), "--quiet"]) == 3
+    assert "internal error: RuntimeError: executor lost" in capsys.readouterr().err

@@ -51,7 +51,10 @@ def bad_input_errors() -> tuple[type[BaseException], ...]:
     from lakeindex.repository import RepositoryError
     from lakeindex.spark_session import SparkUnavailable
 
-    return (UsageError, IndexError_, PatternError, BuildError, LakeError, FileNotFoundError, ValueError,
+    # a path of the wrong kind (a directory given as --values, a file as --repo) or unreadable is the
+    # user's to fix, like a missing one
+    paths = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
+    return (UsageError, IndexError_, PatternError, BuildError, LakeError, *paths, ValueError,
             SparkUnavailable, ChecksFileError, DatasetError, RepositoryError)
 
 

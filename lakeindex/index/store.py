@@ -183,6 +183,9 @@ def resolve(index_path: Path | str) -> Path:
     p = Path(index_path)
     if not p.exists():
         raise IndexError_(f"index {p} does not exist; build one with `lakeindex index build LAKE --out {p}`")
+    if not p.is_dir():
+        raise IndexError_(f"index {p} is a file, not an index directory; pass the directory given to "
+                          "`lakeindex index build --out`")
     version = current_version(p)
     if version is None:
         raise IndexError_(f"{p} is not a lakeindex index (no {CURRENT} file); build one with "

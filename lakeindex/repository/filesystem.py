@@ -100,6 +100,9 @@ class FileSystemMetricsRepository:
 
     def __init__(self, path: str | os.PathLike[str], fsync: bool = True) -> None:
         self.path = Path(path)
+        if self.path.exists() and not self.path.is_dir():
+            raise RepositoryError(f"metrics repository {self.path} is a file; pass a directory (it is created "
+                                  "on first save)")
         self.fsync = fsync  # flush each file (and its directory entry) to disk before save() returns
 
     def __repr__(self) -> str:
