@@ -145,3 +145,52 @@ def test_spark_submit_jobs_use_the_same_exit_codes(spark, tmp_path, monkeypatch,
     (tmp_path / "lake").mkdir()
     assert build_job([str(tmp_path / "lake"), "--out", str(tmp_path / "ix"), "--quiet"]) == 3
     assert "internal error: RuntimeError: executor lost" in capsys.readouterr().err
+
+
+def test_a_batch_id_is_recorded_once_under_concurrent_requests(tmp_path):
+    """8 concurrent POST /v1/batches/validate with record=true and one batch id: one records it, the
+    others get 409 (formerly all 8 were recorded). The history is built with the pandas path, no Spark."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pandas as pd
+
+    from lakeindex.history.batches import ACCEPTED, BatchHistory, profile_frame
+
+    repo = tmp_path / "repo"
+    history = BatchHistory(str(repo), "orders")
+    prev = None
+    for day in range(4):
+        frame = pd.DataFrame({"amount": [str(10 + day + i % 7) for i in range(50)],
+                              "country": [["de", "fr", "us"][i % 3] for i in range(50)]}, dtype=object)
+        prev = profile_frame(frame, f"d{day}", prev)
+        prev.status, prev.timestamp_ms = ACCEPTED, 1000 + day
+        history.save(prev)
+    build_from_columns([[f"{i:04d}" for i in range(30)] for _ in range(3)], tmp_path / "ix", min_coverage=2)
+    body = {"dataset": "orders", "batch": "same", "record": True, "patterns": False,
+            "columns": {"amount": [str(12 + i % 7) for i in range(50)],
+                        "country": [["de", "fr", "us"][i % 3] for i in range(50)]}}
+    with TestClient(create_app(tmp_path / "ix", Settings(repository=str(repo)))) as client:
+        with ThreadPoolExecutor(8) as pool:
+            codes = sorted(r.status_code for r in pool.map(lambda _: client.post("/v1/batches/validate", json=body),
+                                                           range(8)))
+    assert codes == [200] + [409] * 7, codes
+    assert [r.batch_id for r in history.records(None)].count("same") == 1
+
+
+def test_a_header_only_batch_is_refused_as_history_and_flagged_by_validation(spark, tmp_path, capsys):
+    """A header-only CSV was accepted as a clean 0-row batch."""
+    from lakeindex.cli import main
+
+    ok, empty = tmp_path / "ok.csv", tmp_path / "empty.csv"
+    ok.write_text("id,amount\n" + "".join(f"{i},{i * 1.5}\n" for i in range(20)))
+    empty.write_text("id,amount\n")
+    repo = str(tmp_path / "repo")
+    assert main(["history", "add", str(ok), "--repo", repo, "--dataset", "d", "--batch", "b1"]) == 0
+    capsys.readouterr()
+    assert main(["history", "add", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b2"]) == 2
+    assert "has no rows" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+    assert main(["history", "add", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b2"]) == 2  # retry ok
+    capsys.readouterr()
+    assert main(["validate-batch", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b3", "--dry-run"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["verdict"] == "flagged" and "schema" in report["failing_signals"]

@@ -150,6 +150,10 @@ def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None
     return _record(batch_id, summaries, pdf, len(pdf), previous, seed)
 
 
+class EmptyBatch(ValueError):
+    """A batch without rows offered as clean history."""
+
+
 class BatchAlreadyRecorded(ValueError):
     """A batch id that the dataset's history already holds (ids are added once)."""
 
@@ -196,13 +200,32 @@ class BatchHistory:
         if self.find(batch_id) is not None:
             raise BatchAlreadyRecorded(f"batch {batch_id!r} is already in the history of {self.dataset!r}")
 
+    def claim(self, batch_id: str) -> None:
+        """Make ``batch_id`` this caller's, once and for all: of concurrent callers only one succeeds (an
+        exclusive create in the repository), the others get :class:`BatchAlreadyRecorded`. Batches stored
+        before claims existed are found by their records."""
+        self.ensure_new(batch_id)
+        if not self.repo.reserve(self.dataset, f"batch:{batch_id}"):
+            raise BatchAlreadyRecorded(f"batch {batch_id!r} is already in the history of {self.dataset!r} "
+                                       "(or being recorded right now)")
+
+    def unclaim(self, batch_id: str) -> None:
+        """Release a claim whose batch could not be recorded, so that the id can be retried."""
+        self.repo.release(self.dataset, f"batch:{batch_id}")
+
     def add(self, df: DataFrame, batch_id: str, status: str = ACCEPTED, timestamp_ms: int | None = None,
             seed: int = 0) -> BatchRecord:
         """Profile ``df`` against the latest accepted batch and store it; a batch id may be added once."""
-        self.ensure_new(batch_id)
-        record = profile_batch(df, batch_id, self.latest(), seed=seed)
-        record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)
-        self.save(record)
+        self.claim(batch_id)
+        try:
+            record = profile_batch(df, batch_id, self.latest(), seed=seed)
+            if not record.notes.get("rows"):
+                raise EmptyBatch(f"batch {batch_id!r} has no rows (a header-only file?): a clean batch needs data")
+            record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)
+            self.save(record)
+        except BaseException:
+            self.unclaim(batch_id)
+            raise
         return record
 
     def set_status(self, batch_id: str, status: str) -> BatchRecord:

@@ -26,6 +26,7 @@ with a missing-file error rather than reading a partial history; rerun it.)
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
@@ -53,6 +54,7 @@ if TYPE_CHECKING:
 
 PARTITION_PREFIX = "dataset="
 TEMP_PREFIX = ".tmp-"
+RESERVED_PREFIX = "_reserved-"  # unique names (reserve()); "_" keeps them out of every listing
 _SAVE_NAME = re.compile(r"^(\d+)-[0-9a-f]{32}\.parquet$")
 _COMPACT_NAME = re.compile(r"^compact-(\d+)-(\d+)-[0-9a-f]{32}\.parquet$")
 _MAX_DIR_NAME = 255 - len(PARTITION_PREFIX)
@@ -123,6 +125,34 @@ class FileSystemMetricsRepository:
         directory.mkdir(parents=True, exist_ok=True)
         return write_atomically(directory / name, lambda fh: pq.write_table(table, fh, compression="zstd"),
                                 temp_name=f"{TEMP_PREFIX}{uuid.uuid4().hex}.parquet", fsync=self.fsync)
+
+    # ---- unique names (a key a caller must be the only one to use) -------------------------------------
+    def _reservation(self, dataset: str, name: str) -> Path:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:40]
+        return self.path / quote_dataset(dataset) / f"{RESERVED_PREFIX}{digest}"
+
+    def reserve(self, dataset: str, name: str) -> bool:
+        """Reserve ``name`` within ``dataset`` with an exclusive create (Postgres-style unique key: of any
+        number of concurrent callers, one gets True); False if it was reserved already. Readers skip it."""
+        path = self._reservation(dataset, name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+        except FileExistsError:
+            return False
+        try:
+            os.write(fd, name.encode("utf-8", "surrogatepass"))
+            if self.fsync:
+                os.fsync(fd)
+        finally:
+            os.close(fd)
+        if self.fsync:
+            fsync_dir(path.parent)
+        return True
+
+    def release(self, dataset: str, name: str) -> None:
+        """Give a reservation back (its holder failed before using it)."""
+        self._reservation(dataset, name).unlink(missing_ok=True)
 
     # ---- reading -------------------------------------------------------------------------------------
     def load(self) -> MetricsQuery:

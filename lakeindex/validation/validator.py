@@ -71,10 +71,15 @@ class BatchValidator:
                   "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
                   "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
         if record:
+            history.claim(new.batch_id)  # the id is a unique key: concurrent validations record it once
             new.status = ACCEPTED if verdict == "passed" else FLAGGED
             new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
             if failing:
                 new.notes["failing_signals"] = failing
-            history.save(new)
+            try:
+                history.save(new)
+            except BaseException:
+                history.unclaim(new.batch_id)
+                raise
             report["recorded_as"] = new.status
         return report

@@ -68,4 +68,7 @@ def validate_batch(request: Request, body: BatchRequest,
         raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
     pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
     new = profile_frame(pdf, body.batch, clean[-1])
-    return validator.validate(history, new, clean, record=body.record)
+    try:
+        return validator.validate(history, new, clean, record=body.record)
+    except BatchAlreadyRecorded as exc:  # another request recorded this id meanwhile
+        raise HTTPException(status_code=409, detail=str(exc)) from exc
