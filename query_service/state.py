@@ -14,6 +14,9 @@ from pathlib import Path
 
 from lakeindex.fmdv.search import SegmentSolver
 from lakeindex.index.store import IndexReader, current_version
+from lakeindex.patterns.template_cache import WeightedLRU
+
+DOMAINS_CACHED = 20_000
 
 
 @dataclass
@@ -24,7 +27,9 @@ class Loaded:
     solver: SegmentSolver
     refs: int = 0
     retired: bool = False
-    domains_cache: dict = field(default_factory=dict)
+    # /v1/domains answers per (floor, max_fpr, limit): a client can ask for many, so the most recent
+    # DOMAINS_CACHED rows are kept (each answer is at most 1,000 rows)
+    domains_cache: WeightedLRU = field(default_factory=lambda: WeightedLRU(DOMAINS_CACHED))
 
     @property
     def version(self) -> str:

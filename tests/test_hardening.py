@@ -194,3 +194,47 @@ def test_a_header_only_batch_is_refused_as_history_and_flagged_by_validation(spa
     assert main(["validate-batch", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b3", "--dry-run"]) == 1
     report = json.loads(capsys.readouterr().out)
     assert report["verdict"] == "flagged" and "schema" in report["failing_signals"]
+
+
+def test_a_rule_too_long_to_read_back_is_reported_not_raised(monkeypatch, tmp_path):
+    """The server must not answer 400 "pattern longer than ..." for a rule it built itself: over the limit,
+    the column gets no rule and the reason says why."""
+    import lakeindex.patterns.pattern as pattern_module
+    from lakeindex.fmdv.infer import AutoValidator
+    from lakeindex.index.store import IndexReader
+
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
+    values = [f"{1000 + i:04d}-{i % 60:02d}" for i in range(40)]
+    with IndexReader(tmp_path / "ix") as ix:
+        full = AutoValidator(ix, m=2).fit(values).rule_
+        assert full.feasible and len(full.pattern) > 10
+        monkeypatch.setattr(pattern_module, "MAX_PATTERN_LENGTH", len(full.pattern) - 1)
+        short = AutoValidator(ix, m=2).fit(values).rule_
+    assert not short.feasible and f"the rule would be {len(full.pattern)} characters long" in short.reason
+
+
+def test_solver_caches_stay_within_their_byte_budget_and_answer_the_same(tmp_path):
+    from lakeindex.fmdv.infer import AutoValidator
+    from lakeindex.fmdv.search import SegmentSolver
+    from lakeindex.index.store import IndexReader
+
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
+    columns = [[f"{1000 + i:04d}-{(i * k) % 60:02d}" for i in range(40)] for k in range(1, 6)]
+    columns += [[f"v{i}.{k}" for i in range(30)] for k in range(5)]
+    with IndexReader(tmp_path / "ix") as ix:
+        roomy, tight = SegmentSolver(ix), SegmentSolver(ix, cache_bytes=4096)
+        for col in columns:
+            a = AutoValidator(roomy, m=2).fit(col).rule_.to_dict()
+            b = AutoValidator(tight, m=2).fit(col).rule_.to_dict()
+            assert a == b
+            assert tight._stats_bytes <= 1024 and tight._feasible_bytes <= 3072
+        got = tight.lookup([f"<digit>{{{k}}}" for k in range(1, 500)])  # more than the whole budget at once
+        assert tight._stats_bytes <= 1024 and got == roomy.lookup([f"<digit>{{{k}}}" for k in range(1, 500)])
+
+
+def test_client_lookups_do_not_grow_the_inference_cache(client):
+    solver = client.app.state.holder._current.solver
+    before = len(solver._stats)
+    r = client.post("/v1/patterns/lookup", json={"patterns": [f"<digit>{{{k}}}-x{k}" for k in range(1, 900)]})
+    assert r.status_code == 200 and len(r.json()["results"]) == 899
+    assert len(solver._stats) == before

@@ -32,6 +32,7 @@ from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
+from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
 from lakeindex.patterns.sampling import value_hash
 from lakeindex.patterns.tokens import Analysis
@@ -202,6 +203,11 @@ class AutoValidator:
         elif result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m_}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))
+        elif len(result.pattern) > pattern_module.MAX_PATTERN_LENGTH:
+            # a rule the service could not read back (nor a client post): wide values without a list or
+            # record structure, whose segments add up; say so instead of failing on our own output
+            rule.reason = (f"the rule would be {len(result.pattern):,} characters long, over the "
+                           f"{pattern_module.MAX_PATTERN_LENGTH:,} a pattern may have")
         else:
             rule.feasible = True
             rule.segments = [Segment(c.pattern, c.fpr, c.coverage, c.literal) for _, _, c in result.segments]

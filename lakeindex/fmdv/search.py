@@ -35,6 +35,9 @@ if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
 
 
+ENTRY_OVERHEAD = 120  # bytes of a cache entry beyond its strings: dict slot, key and value objects
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A segment's chosen pattern with its index statistics."""
@@ -61,16 +64,21 @@ def choose(cands: list[Candidate], slack: float) -> Candidate | None:
 class SegmentSolver:
     """Solves FMDV for segments against one index version; thread-safe, caches bounded."""
 
-    def __init__(self, index: IndexReader, cache_entries: int = 1_000_000, fpr_slack: float = 0.005,
+    def __init__(self, index: IndexReader, cache_bytes: int = 256 << 20, fpr_slack: float = 0.005,
                  freeze_gc: bool = False) -> None:
         self.index = index
         self.fpr_slack = fpr_slack
         self.limits = EnumerationLimits(**index.meta["limits"])
-        self.cache_entries = cache_entries
+        # Both caches grow with what clients send (every column brings new shapes), so each is bounded by an
+        # estimate of the bytes it holds (``cache_bytes`` in all: a quarter for lookups, the rest for
+        # candidates) and emptied when full: entries are cheap to recompute from the index.
+        self.cache_bytes = cache_bytes
         self.freeze_gc = freeze_gc  # long-running processes: see lakeindex.fmdv.gc_freeze
         # packed values, not objects: a dict of str -> bytes/None is never traversed by the GC
         self._stats: dict[str, bytes | None] = {}
+        self._stats_bytes = 0
         self._feasible: dict[tuple, list[Candidate]] = {}
+        self._feasible_bytes = 0
         self._lock = Lock()
 
     def lookup(self, patterns: list[str]) -> list[PatternStats | None]:
@@ -79,11 +87,31 @@ class SegmentSolver:
         missing = [p for p in patterns if p not in cache]
         if missing:
             found = self.index.lookup_raw(missing)
+            size = sum(len(p) + ENTRY_OVERHEAD for p in missing)
+            budget = self.cache_bytes // 4
+            if size > budget:  # more than the whole cache: answer without keeping it
+                got = dict(zip(missing, found, strict=True))
+                return [decode_stats(p, got[p] if p in got else cache.get(p)) for p in patterns]
             with self._lock:
-                if len(cache) + len(missing) > self.cache_entries:
+                if self._stats_bytes + size > budget:
                     cache.clear()
+                    self._stats_bytes = 0
                 cache.update(zip(missing, found, strict=True))
+                self._stats_bytes += size
         return [decode_stats(p, cache.get(p)) for p in patterns]
+
+    def _remember(self, key: tuple, cands: list[Candidate]) -> None:
+        """Cache a segment key's candidates within the byte budget (a key is as big as its shapes)."""
+        size = len(repr(key[0])) + sum(len(c.pattern) + ENTRY_OVERHEAD for c in cands) + ENTRY_OVERHEAD
+        budget = self.cache_bytes - self.cache_bytes // 4
+        if size > budget:
+            return
+        with self._lock:
+            if self._feasible_bytes + size > budget:
+                self._feasible.clear()
+                self._feasible_bytes = 0
+            self._feasible[key] = cands
+            self._feasible_bytes += size
 
     def feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
         """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""
@@ -114,10 +142,7 @@ class SegmentSolver:
             hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants,
                               self.limits.max_templates)
             cands = self.feasible(hyps or [], r, m)
-            with self._lock:
-                if len(self._feasible) > self.cache_entries // 10:
-                    self._feasible.clear()
-                self._feasible[key] = cands
+            self._remember(key, cands)
         return choose(cands, self.fpr_slack), absent
 
     def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
@@ -140,8 +165,5 @@ class SegmentSolver:
         if cands is None:
             hyps = segment_hypotheses(key[0], self.limits.max_constants, self.limits.max_templates)
             cands = self.feasible(hyps, r, m)
-            with self._lock:
-                if len(self._feasible) > self.cache_entries // 10:
-                    self._feasible.clear()
-                self._feasible[key] = cands
+            self._remember(key, cands)
         return cands

@@ -57,7 +57,7 @@ def escape_literal(text: str) -> str:
     return _NEEDS_ESCAPE.sub(lambda m: "\\" + m.group(0), text)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)
 def parse(pattern: str) -> tuple[Element, ...]:
     """Parse a canonical pattern string into elements; raise PatternError if malformed."""
     if len(pattern) > MAX_PATTERN_LENGTH:
@@ -268,13 +268,13 @@ def example(pattern: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=8192)  # <= 8192 patterns of <= 4096 characters: 32 MB at most
 def to_regex(pattern: str) -> str:
     """Anchored standard regex (``^...$``) accepting exactly the strings the pattern describes."""
     return "^" + "".join(element_regex(e) for e in parse(pattern)) + "$"
 
 
-@lru_cache(maxsize=65536)
+@lru_cache(maxsize=4096)  # compiled regexes of client-influenced patterns: bounded
 def compiled(pattern: str) -> re.Pattern[str]:
     """Compiled matcher for a pattern (cached; patterns are parsed, never evaluated)."""
     return re.compile("".join(element_regex(e) for e in parse(pattern)))

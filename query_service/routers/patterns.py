@@ -15,7 +15,8 @@ def _lookup(request: Request, patterns: list[str]) -> LookupResponse:
     for p in patterns:
         parse(p)  # PatternError -> 400 with the reason
     with request.app.state.holder.acquire() as loaded:
-        stats = loaded.solver.lookup(patterns)
+        # straight from RocksDB (its block cache is bounded): clients' patterns do not fill the solver cache
+        stats = loaded.reader.lookup(patterns)
         results = [PatternStatsOut(**s.to_dict()) if s else PatternStatsOut(pattern=p, fpr=None, coverage=0)
                    for p, s in zip(patterns, stats, strict=True)]
         return LookupResponse(index_version=loaded.version, results=results)
@@ -50,6 +51,8 @@ def domains(request: Request, min_coverage: int | None = Query(None, ge=1), max_
     with request.app.state.holder.acquire() as loaded:
         floor = min_coverage or max(2, loaded.reader.meta.get("columns_scanned", 0) // 100)
         key = (floor, max_fpr, limit)
-        if key not in loaded.domains_cache:
-            loaded.domains_cache[key] = head(loaded.reader.items(), floor, max_fpr, limit)
-        return {"index_version": loaded.version, "domains": loaded.domains_cache[key]}
+        rows = loaded.domains_cache.get(key)
+        if rows is None:
+            rows = head(loaded.reader.items(), floor, max_fpr, limit)
+            loaded.domains_cache.put(key, rows, len(rows) + 1)
+        return {"index_version": loaded.version, "domains": rows}
