@@ -238,3 +238,32 @@ def test_client_lookups_do_not_grow_the_inference_cache(client):
     r = client.post("/v1/patterns/lookup", json={"patterns": [f"<digit>{{{k}}}-x{k}" for k in range(1, 900)]})
     assert r.status_code == 200 and len(r.json()["results"]) == 899
     assert len(solver._stats) == before
+
+
+def _damaged_index(tmp_path, how: str):
+    import random
+
+    rng = random.Random(1)
+    cols = [[f"{rng.randint(0, 9999):04d}-{rng.choice(['ab', 'cd', 'ef'])}" for _ in range(50)] for _ in range(300)]
+    build_from_columns(cols, tmp_path / "ix", min_coverage=2)
+    sst = sorted((tmp_path / "ix").glob("v-*/db/*.sst"))[0]
+    data = bytearray(sst.read_bytes())
+    if how == "truncated":
+        sst.write_bytes(bytes(data[: len(data) // 2]))
+    else:  # 200 bytes overwritten inside a data block: same size, wrong checksum
+        for i in range(len(data) // 4, len(data) // 4 + 200):
+            data[i] ^= 0xFF
+        sst.write_bytes(bytes(data))
+    return tmp_path / "ix"
+
+
+@pytest.mark.parametrize("how", ["truncated", "overwritten"])
+def test_a_damaged_index_is_a_clear_error_never_a_partial_answer(tmp_path, capsys, how):
+    """Formerly a traceback, or `index head` exiting 0 with part (here none) of the domains."""
+    from lakeindex.cli import main
+
+    ix = _damaged_index(tmp_path, how)
+    for argv in (["index", "lookup", str(ix), "<digit>{4}-<lower>{2}"], ["index", "head", str(ix)]):
+        assert main(argv) == 2, argv
+        out = capsys.readouterr()
+        assert out.out == "" and "is damaged" in json.loads(out.err.splitlines()[0])["error"]

@@ -20,6 +20,7 @@ import shutil
 import time
 import uuid
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -211,8 +212,25 @@ class IndexReader:
         if self.meta.get("format_version") != FORMAT_VERSION:
             raise IndexError_(f"index {self.path} has format {self.meta.get('format_version')}; "
                               f"this lakeindex reads format {FORMAT_VERSION}: rebuild it")
-        self.db = Rdict(str(self.version_dir / "db"), options=rocksdb_options(BLOCK_CACHE_BYTES),
-                        access_type=AccessType.read_only())
+        options = rocksdb_options(BLOCK_CACHE_BYTES)
+        options.set_paranoid_checks(True)  # file sizes and the manifest checked on open, as RocksDB's paranoid mode
+        with self._damage():
+            self.db = Rdict(str(self.version_dir / "db"), options=options, access_type=AccessType.read_only())
+
+    @contextmanager
+    def _damage(self) -> Iterator[None]:
+        """Turn RocksDB's corruption and I/O errors (a truncated or overwritten SST: block checksums are
+        verified on every read) into a clear IndexError_ naming the index and what to do."""
+        try:
+            yield
+        except IndexError_:
+            raise
+        except Exception as exc:  # noqa: BLE001 - rocksdict raises plain Exception with RocksDB's status text
+            text = str(exc)
+            if not text.startswith(("Corruption", "IO error", "Invalid argument", "Not implemented")):
+                raise
+            raise IndexError_(f"index {self.path} is damaged ({text.splitlines()[0][:300]}); rebuild it with "
+                              "`lakeindex index build`, or point CURRENT back at the previous version") from exc
 
     @property
     def version(self) -> str:
@@ -224,18 +242,23 @@ class IndexReader:
 
     def lookup_raw(self, patterns: list[str]) -> list[bytes | None]:
         """Packed index values of many patterns (None where absent): what a cache can hold as bytes."""
-        return self.db[[p.encode() for p in patterns]] if patterns else []
+        if not patterns:
+            return []
+        with self._damage():
+            return self.db[[p.encode() for p in patterns]]
 
     def get(self, pattern: str) -> PatternStats | None:
         return self.lookup([pattern])[0]
 
     def items(self) -> Iterator[tuple[bytes, bytes]]:
         """All (key, packed value) pairs in key order."""
-        it = self.db.iter()
-        it.seek_to_first()
-        while it.valid():
-            yield it.key(), it.value()
-            it.next()
+        with self._damage():
+            it = self.db.iter()
+            it.seek_to_first()
+            while it.valid():
+                yield it.key(), it.value()
+                it.next()
+            it.status()  # an iteration that stopped on a bad block is an error, not the end of the index
 
     def tables(self) -> list[dict]:
         """Tables indexed by this version (for incremental builds)."""
