@@ -267,3 +267,30 @@ def test_a_damaged_index_is_a_clear_error_never_a_partial_answer(tmp_path, capsy
         assert main(argv) == 2, argv
         out = capsys.readouterr()
         assert out.out == "" and "is damaged" in json.loads(out.err.splitlines()[0])["error"]
+
+
+def test_symlinks_in_a_lake_never_count_a_file_twice(spark, tmp_path):
+    """A file link, a dangling link, a link loop and a directory link back to the root (which Spark's
+    recursive listing follows): every table is indexed once, the rest skipped with a reason."""
+    import os
+
+    from lakeindex.index.build import build_index
+    from lakeindex.index.store import IndexReader
+
+    lake = tmp_path / "lake"
+    (lake / "sub").mkdir(parents=True)
+    for t in range(4):
+        (lake / f"t{t}.csv").write_text("code\n" + "".join(f"ORD-{(t * 1000 + i) * 7 % 999999:06d}\n"
+                                                             for i in range(50)))
+    os.symlink(lake / "t0.csv", lake / "sub" / "alias.csv")
+    os.symlink(lake / "nowhere.csv", lake / "dangling.csv")
+    os.symlink("loop2.csv", lake / "loop1.csv")
+    os.symlink("loop1.csv", lake / "loop2.csv")
+    os.symlink(lake, lake / "sub" / "back")
+    meta = build_index(spark, str(lake), tmp_path / "ix", min_coverage=1, progress=False)
+    assert meta["tables_scanned"] == 4 and meta["columns_scanned"] == 4
+    reasons = {s["file"]: s["reason"] for s in meta["skipped_files"]}
+    assert set(reasons) == {"dangling.csv", "loop1.csv", "loop2.csv", "sub/alias.csv"}
+    assert "t0.csv" in reasons["sub/alias.csv"]
+    with IndexReader(tmp_path / "ix") as ix:
+        assert ix.get("ORD-<digit>{6}").coverage == 4  # not 5 (the alias) nor dozens (the loop)

@@ -136,8 +136,7 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     prog = Progress(spark.sparkContext, enabled=progress)
     with prog:
         prog.say(f"listing {root}")
-        listing = list_files(spark, root)
-        skipped: list[dict] = []
+        listing, skipped = list_files(spark, root)
         candidates = []
         for f in listing:
             rel = relative_table(f.path, root)
@@ -147,7 +146,6 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                 skipped.append({"file": rel, "reason": "empty file"})
             else:
                 candidates.append(f)
-        paths = None
         if known is not None:
             new_rows = []
             for row in candidates:
@@ -159,7 +157,6 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                     skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
                                                            "only add new tables: run a full build"})
             candidates = new_rows
-            paths = [r.path for r in candidates]
             if not candidates:
                 prog.say("no new tables to index")
                 return {"new_tables": 0, "skipped_files": skipped}
@@ -167,6 +164,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
             raise BuildError(f"lake {lake} has no .csv/.tsv/.parquet/.jsonl files")
         total_bytes = sum(r.length for r in candidates)
         prog.say(f"scanning {len(candidates)} files ({total_bytes / 1e6:.1f} MB)")
+        # exactly the listed files: Spark's own recursive listing would follow symlinked directories
+        paths = [r.path for r in candidates]
         scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
         try:
             stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]

@@ -7,6 +7,7 @@ Shared by the jobs that scan a lake (index build, lake tagging). Names starting 
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
 from typing import NamedTuple
 
@@ -42,11 +43,14 @@ class LakeFile(NamedTuple):
     mtime: int
 
 
-def list_files(spark: SparkSession, root: str) -> list[LakeFile]:
-    """List every data file under ``root`` with Hadoop's FileSystem (any scheme Spark reads).
+def list_files(spark: SparkSession, root: str) -> tuple[list[LakeFile], list[dict]]:
+    """Every data file under ``root`` once, and the files skipped with their reason.
 
-    Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does.
-    Local lakes are listed with ``os.walk`` (py4j costs a few calls per file; this is ~100x faster).
+    Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does. Local lakes are
+    listed with ``os.walk`` (py4j costs a few calls per file; this is ~100x faster), which does not enter
+    symlinked directories (a loop would list the same files again and again); a symlinked file is indexed
+    once, under its first name, and a dangling or looping link is skipped with its reason. Other schemes
+    are listed with Hadoop's FileSystem.
     """
     if root.startswith("file:"):
         return _list_local(root)
@@ -64,19 +68,34 @@ def list_files(spark: SparkSession, root: str) -> list[LakeFile]:
         if any(part.startswith(("_", ".")) for part in rel.split("/")):
             continue
         out.append(LakeFile(path, st.getLen(), st.getModificationTime()))
-    return sorted(out)
+    return sorted(out), []
 
 
-def _list_local(root: str) -> list[LakeFile]:
+def _list_local(root: str) -> tuple[list[LakeFile], list[dict]]:
     base = root[len("file:"):]
     if not os.path.isdir(base):
         raise LakeError(f"lake {root} does not exist")
-    out = []
+    out, skipped = [], []
+    seen: dict[str, str] = {}  # real path -> the name it was listed under
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
-        for name in filenames:
+        for name in sorted(filenames):
             if name.startswith(("_", ".")):
                 continue
-            st = os.stat(os.path.join(dirpath, name))
-            out.append(LakeFile("file:" + os.path.join(dirpath, name), st.st_size, int(st.st_mtime * 1000)))
-    return sorted(out)
+            path = os.path.join(dirpath, name)
+            rel = os.path.relpath(path, base)
+            try:
+                st = os.stat(path)  # follows a symlink to its file
+            except OSError as exc:  # dangling link, link loop, unreadable entry
+                skipped.append({"file": rel, "reason": f"cannot be read: {exc.strerror or exc}"})
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                skipped.append({"file": rel, "reason": "not a regular file"})
+                continue
+            real = os.path.realpath(path)
+            if real in seen:
+                skipped.append({"file": rel, "reason": f"same file as {seen[real]} (a link): indexed once"})
+                continue
+            seen[real] = rel
+            out.append(LakeFile("file:" + path, st.st_size, int(st.st_mtime * 1000)))
+    return sorted(out), skipped
