@@ -15,6 +15,7 @@ from fastapi.responses import JSONResponse
 from lakeindex import __version__
 from lakeindex.index.store import IndexError_
 from lakeindex.patterns.pattern import PatternError
+from query_service.lanes import Lane
 from query_service.limits import BodySizeLimit, Settings
 from query_service.routers import admin, batches, health, inference, patterns
 from query_service.state import IndexHolder
@@ -39,6 +40,8 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
                   description="Pattern lookups and auto-validation from a lakeindex pattern index.")
     app.state.holder = holder
     app.state.settings = settings
+    app.state.lanes = {"slow": Lane("slow lane", settings.slow_lane),
+                       "inference": Lane("inference lane", settings.inference_lane)}
     for r in (health.router, patterns.router, inference.router, admin.router, batches.router):
         app.include_router(r)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)

@@ -21,6 +21,9 @@ class Settings:
     admin_token: str | None = None
     watch_interval: float = 0.0
     repository: str | None = None  # metrics repository for /v1/batches/validate
+    # requests admitted at once per lane (more get 503 + Retry-After); lookups and /health are never laned
+    slow_lane: int = 2  # batch validation and index scans: seconds each
+    inference_lane: int = 16  # inference, validation, tagging: milliseconds to a second each
 
     def to_env(self, index: str) -> dict[str, str]:
         """The environment of worker processes (``uvicorn --factory``), read back by :meth:`from_env`;

@@ -294,3 +294,46 @@ def test_symlinks_in_a_lake_never_count_a_file_twice(spark, tmp_path):
     assert "t0.csv" in reasons["sub/alias.csv"]
     with IndexReader(tmp_path / "ix") as ix:
         assert ix.get("ORD-<digit>{6}").coverage == 4  # not 5 (the alias) nor dozens (the loop)
+
+
+def test_a_full_slow_lane_sheds_load_and_never_stalls_health_or_lookups(tmp_path, monkeypatch):
+    """With the slow lane full, another batch validation gets 503 + Retry-After at once, while /health
+    and lookups still answer; formerly every request queued until it timed out."""
+    import threading
+
+    import pandas as pd
+
+    from lakeindex.history.batches import ACCEPTED, BatchHistory, profile_frame
+    from lakeindex.validation import BatchValidator
+
+    repo = tmp_path / "repo"
+    history = BatchHistory(str(repo), "orders")
+    prev = None
+    for day in range(3):
+        prev = profile_frame(pd.DataFrame({"n": [str(i + day) for i in range(20)]}, dtype=object), f"d{day}", prev)
+        prev.status, prev.timestamp_ms = ACCEPTED, 1000 + day
+        history.save(prev)
+    build_from_columns([[f"{i:04d}" for i in range(30)] for _ in range(3)], tmp_path / "ix", min_coverage=2)
+    started, release = threading.Event(), threading.Event()
+    real = BatchValidator.validate
+
+    def slow(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        started.set()
+        release.wait(30)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(BatchValidator, "validate", slow)
+    body = {"dataset": "orders", "batch": "b", "patterns": False, "columns": {"n": [str(i) for i in range(20)]}}
+    with TestClient(create_app(tmp_path / "ix", Settings(repository=str(repo), slow_lane=1))) as client:
+        first: dict = {}
+        worker = threading.Thread(target=lambda: first.update(r=client.post("/v1/batches/validate", json=body)))
+        worker.start()
+        assert started.wait(30)
+        shed = client.post("/v1/batches/validate", json={**body, "batch": "c"})
+        assert shed.status_code == 503 and shed.headers["retry-after"] == "1"
+        assert client.get("/health").status_code == 200
+        assert client.get("/v1/patterns/lookup", params={"pattern": "<digit>{4}"}).status_code == 200
+        release.set()
+        worker.join(30)
+        assert first["r"].status_code == 200
+        assert client.post("/v1/batches/validate", json={**body, "batch": "c"}).status_code == 200  # slot freed

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, Field
 
 from lakeindex.validation import BatchValidator
+from query_service.lanes import lane
 from query_service.limits import check_count, check_values
 
 router = APIRouter(prefix="/v1", tags=["validation by history"])
@@ -39,7 +40,7 @@ def batch_validator(request: Request, body: BatchRequest) -> Iterator[BatchValid
         yield BatchValidator.default(index=loaded.solver, delta=body.delta, window=body.window)
 
 
-@router.post("/batches/validate")
+@router.post("/batches/validate", dependencies=[Depends(lane("slow"))])
 def validate_batch(request: Request, body: BatchRequest,
                    validator: BatchValidator = Depends(batch_validator)) -> dict:  # noqa: B008 - FastAPI idiom
     """Schema, AVH, kNN and pattern signals for one batch, with their evidence, in one report."""

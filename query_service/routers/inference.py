@@ -2,19 +2,20 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException, Request
 
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
 from lakeindex.fmdv.tag import tag_column
 from lakeindex.fmdv.validate import validate
+from query_service.lanes import lane
 from query_service.limits import check_values
 from query_service.models import InferRequest, TagRequest, ValidateRequest
 
 router = APIRouter(prefix="/v1", tags=["auto-validate"])
 
 
-@router.post("/infer")
+@router.post("/infer", dependencies=[Depends(lane("inference"))])
 def infer(request: Request, body: InferRequest) -> dict:
     """Learn a validation rule for a column (FMDV, FMDV-V, FMDV-H or FMDV-VH)."""
     check_values(request, body.values)
@@ -23,7 +24,7 @@ def infer(request: Request, body: InferRequest) -> dict:
         return av.fit(body.values).rule_.to_dict()
 
 
-@router.post("/validate")
+@router.post("/validate", dependencies=[Depends(lane("inference"))])
 def validate_batch(request: Request, body: ValidateRequest) -> dict:
     """Validate a batch against a rule: pass/fail, p-values, fractions and offending values."""
     check_values(request, body.values)
@@ -34,7 +35,7 @@ def validate_batch(request: Request, body: ValidateRequest) -> dict:
     return validate(rule, body.values, alpha=body.alpha, test=body.test)
 
 
-@router.post("/tag")
+@router.post("/tag", dependencies=[Depends(lane("inference"))])
 def tag(request: Request, body: TagRequest) -> dict:
     """Tag a column with its domain pattern (the dual of FMDV)."""
     check_values(request, body.values)

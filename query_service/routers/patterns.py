@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 
 from lakeindex.patterns.pattern import parse
+from query_service.lanes import lane
 from query_service.limits import check_count
 from query_service.models import LookupRequest, LookupResponse, PatternStatsOut
 
@@ -42,7 +43,7 @@ def index_meta(request: Request) -> dict:
         return loaded.reader.meta
 
 
-@router.get("/domains")
+@router.get("/domains", dependencies=[Depends(lane("slow"))])
 def domains(request: Request, min_coverage: int | None = Query(None, ge=1), max_fpr: float = Query(0.01, ge=0, le=1),
             limit: int = Query(50, ge=1, le=1000)) -> dict:
     """Common domains of the lake: high coverage, low FPR (cached per index version)."""
