@@ -337,3 +337,28 @@ def test_a_full_slow_lane_sheds_load_and_never_stalls_health_or_lookups(tmp_path
         worker.join(30)
         assert first["r"].status_code == 200
         assert client.post("/v1/batches/validate", json={**body, "batch": "c"}).status_code == 200  # slot freed
+
+
+def test_an_invalid_regex_in_a_check_is_bad_input_not_a_java_trace(spark, tmp_path, capsys):
+    from lakeindex.checks import Check, VerificationSuite
+    from lakeindex.cli import main
+
+    data = tmp_path / "d.csv"
+    data.write_text("id,code\n1,AB\n2,CD\n")
+
+    def checks(pattern: str) -> str:
+        path = tmp_path / f"c{abs(hash(pattern))}.json"
+        path.write_text(json.dumps({"checks": [{"level": "error", "description": "codes", "constraints": [
+            {"type": "has_pattern", "column": "code", "pattern": pattern}]}]}))
+        return str(path)
+
+    assert main(["check", str(data), "--checks", checks("[A-"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "invalid regular expression: Illegal character range" in err and "\tat java." not in err
+    assert main(["check", str(data), "--checks", checks(r"^\p{Upper}+$"), "--quiet"]) == 0  # Java-only syntax
+    capsys.readouterr()
+    # the library: the metric fails on the driver with the reason (Deequ's semantics), nothing raises
+    result = VerificationSuite().on_data(spark.read.csv(str(data), header=True)) \
+        .add_check(Check("error", "x").has_pattern("code", "[A-")).run()
+    message = result.check_results[0].constraint_results[0].message
+    assert result.status == "Error" and "invalid regular expression" in message

@@ -53,6 +53,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     if bool(args.repo) != bool(args.dataset):
         raise ValueError("--repo and --dataset go together")
     df = read_data(args)
+    _check_regexes(args.checks, checks)
     suite = VerificationSuite().on_data(df).add_checks(checks).with_offending_samples(args.samples)
     if args.repo:
         ts = args.timestamp if args.timestamp is not None else int(time.time() * 1000)
@@ -63,6 +64,19 @@ def cmd_check(args: argparse.Namespace) -> int:
         result = suite.run()
     emit(result.to_dict())
     return EXIT_FLAGGED if result.status == "Error" else EXIT_OK
+
+
+def _check_regexes(path: str, checks: list) -> None:
+    """An invalid regular expression is a mistake in the checks file (exit 2), not a failed check."""
+    from lakeindex.checks import ChecksFileError
+    from lakeindex.metrics import PatternMatch
+    from lakeindex.metrics.counting import java_regex_error
+
+    for check in checks:
+        for analyzer in check.analyzers():
+            if isinstance(analyzer, PatternMatch) and (problem := java_regex_error(analyzer.pattern)):
+                raise ChecksFileError(f"{path}: check {check.description!r}: {analyzer.spec()}: invalid regular "
+                                      f"expression: {problem}")
 
 
 def cmd_metrics(args: argparse.Namespace) -> int:

@@ -113,6 +113,21 @@ class Compliance(_RowRatio):
         return f"compliant({self.predicate!r})"
 
 
+def java_regex_error(pattern: str) -> str | None:
+    """Why Java (Spark's ``rlike``) refuses ``pattern``, or None if it compiles or no JVM is at hand
+    (Spark Connect: the server will say). Its message's first line, without the Java stack."""
+    from pyspark import SparkContext
+
+    jvm = SparkContext._jvm
+    if jvm is None:
+        return None
+    try:
+        jvm.java.util.regex.Pattern.compile(pattern)
+    except Exception as exc:  # noqa: BLE001 - py4j's error, or pyspark's IllegalArgumentException wrapping it
+        return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return None
+
+
 @dataclass(frozen=True)
 class PatternMatch(_RowRatio):
     """Fraction of non-null values of ``column`` in which the Java ``pattern`` is found (anchor it for full match)."""
@@ -125,6 +140,9 @@ class PatternMatch(_RowRatio):
         require_column(schema, self.column, self.spec())
         if not self.pattern:
             raise MetricError(f"{self.spec()}: empty pattern")
+        problem = java_regex_error(self.pattern)
+        if problem:  # caught on the driver: the metric fails with the reason, no executor stack trace
+            raise MetricError(f"{self.spec()}: invalid regular expression: {problem}")
 
     def denominator(self) -> tuple[str, Column]:
         from pyspark.sql import functions as F
