@@ -362,3 +362,12 @@ def test_an_invalid_regex_in_a_check_is_bad_input_not_a_java_trace(spark, tmp_pa
         .add_check(Check("error", "x").has_pattern("code", "[A-")).run()
     message = result.check_results[0].constraint_results[0].message
     assert result.status == "Error" and "invalid regular expression" in message
+
+
+def test_a_garbage_jsonl_batch_is_bad_input(spark, tmp_path, capsys):
+    from lakeindex.cli import main
+
+    garbage = tmp_path / "g.jsonl"
+    garbage.write_text("not json\n{\"a\":\n")
+    assert main(["history", "add", str(garbage), "--repo", str(tmp_path / "r"), "--dataset", "d", "--batch", "b"]) == 2
+    assert "no line is a JSON object" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]

@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
 
+CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
+
+
 class DatasetError(ValueError):
     """The path holds no readable dataset; the message says what was found and what to do."""
 
@@ -95,6 +98,8 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
         _require_header(path, header, declared)
     if not df.columns:
         raise DatasetError(f"{path}: the {fmt} reader found no columns (empty file?)")
+    if fmt == "jsonl" and df.columns == [CORRUPT_RECORD]:
+        raise DatasetError(f"{path}: no line is a JSON object: not JSON lines (one object per line), or pass --format")
     return df
 
 
