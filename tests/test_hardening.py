@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -371,3 +372,27 @@ def test_a_garbage_jsonl_batch_is_bad_input(spark, tmp_path, capsys):
     garbage.write_text("not json\n{\"a\":\n")
     assert main(["history", "add", str(garbage), "--repo", str(tmp_path / "r"), "--dataset", "d", "--batch", "b"]) == 2
     assert "no line is a JSON object" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+
+
+def test_an_index_on_a_read_only_mount_serves(tmp_path):
+    """rocksdict rewrites its config file on every open; an index on a read-only mount must still serve.
+    Needs a read-only bind mount (root with CAP_SYS_ADMIN, as in CI); skipped where mounting is refused."""
+    from lakeindex.index.store import IndexReader
+
+    build_from_columns([[f"{i:04d}-ab" for i in range(30)] for _ in range(3)], tmp_path / "ix", min_coverage=2)
+    mnt = tmp_path / "ro"
+    mnt.mkdir()
+    if subprocess.run(["mount", "--bind", str(tmp_path / "ix"), str(mnt)], capture_output=True).returncode:
+        pytest.skip("no bind mounts here")
+    try:
+        if subprocess.run(["mount", "-o", "remount,bind,ro", str(mnt)], capture_output=True).returncode:
+            pytest.skip("no read-only remounts here")
+        with pytest.raises(OSError):
+            (mnt / "probe").write_text("x")  # the mount really is read-only
+        with IndexReader(mnt) as ix:
+            assert ix.get("<digit>{4}-ab").coverage == 3
+            assert sum(1 for _ in ix.items()) > 0
+            shadow = ix._shadow
+        assert shadow is not None and not Path(shadow).exists()  # the private links are cleaned up
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)

@@ -14,9 +14,12 @@ previous version is kept so that readers holding it (the query service) can fini
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import shutil
+import tempfile
 import time
 import uuid
 from collections.abc import Iterable, Iterator
@@ -202,6 +205,21 @@ def read_meta(index_path: Path | str) -> dict:
     return json.loads((resolve(index_path) / "meta.json").read_text())
 
 
+_NOT_LINKED = frozenset({"LOCK", "LOG", "rocksdict-config.json"})  # written on open: private copies
+
+
+def _shadow_dir(db_dir: Path) -> str:
+    """A private directory of symlinks to a read-only database's files (written files copied)."""
+    shadow = tempfile.mkdtemp(prefix="lakeindex-ro-")
+    for entry in os.scandir(db_dir):
+        target = Path(shadow) / entry.name
+        if entry.name == "rocksdict-config.json":
+            shutil.copyfile(entry.path, target)
+        elif entry.name not in _NOT_LINKED and not entry.name.startswith("LOG.old"):
+            os.symlink(entry.path, target)
+    return shadow
+
+
 class IndexReader:
     """Read-only view of one index version; safe to share across threads."""
 
@@ -214,8 +232,19 @@ class IndexReader:
                               f"this lakeindex reads format {FORMAT_VERSION}: rebuild it")
         options = rocksdb_options(BLOCK_CACHE_BYTES)
         options.set_paranoid_checks(True)  # file sizes and the manifest checked on open, as RocksDB's paranoid mode
+        self._shadow: str | None = None
+        db_dir = self.version_dir / "db"
         with self._damage():
-            self.db = Rdict(str(self.version_dir / "db"), options=options, access_type=AccessType.read_only())
+            try:
+                self.db = Rdict(str(db_dir), options=options, access_type=AccessType.read_only())
+            except OSError as exc:
+                code = exc.errno or int((re.search(r"os error (\d+)", str(exc)) or [0, 0])[1])
+                if code not in (errno.EROFS, errno.EACCES, errno.EPERM):
+                    raise
+                # rocksdict rewrites its config file on every open, even read-only: on a read-only mount
+                # open a private directory of links to the database files instead
+                self._shadow = _shadow_dir(db_dir)
+                self.db = Rdict(self._shadow, options=options, access_type=AccessType.read_only())
 
     @contextmanager
     def _damage(self) -> Iterator[None]:
@@ -269,6 +298,8 @@ class IndexReader:
 
     def close(self) -> None:
         self.db.close()
+        if self._shadow:
+            shutil.rmtree(self._shadow, ignore_errors=True)
 
     def __enter__(self) -> IndexReader:
         return self
