@@ -13,7 +13,9 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
 from lakeindex import __version__
+from lakeindex.history.batches import BatchAlreadyRecorded
 from lakeindex.index.store import IndexError_
+from lakeindex.lake.dataset import DatasetError
 from lakeindex.patterns.pattern import PatternError
 from query_service.lanes import Lane
 from query_service.limits import BodySizeLimit, Settings
@@ -63,9 +65,15 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
     async def bad_pattern(request: Request, exc: PatternError) -> JSONResponse:
         return JSONResponse({"detail": f"malformed pattern: {exc}"}, status_code=400)
 
-    @app.exception_handler(ValueError)
-    async def bad_value(request: Request, exc: ValueError) -> JSONResponse:
-        return JSONResponse({"detail": str(exc)}, status_code=400)
+    # Only errors known to mean bad input become 4xx; any other exception is a bug and answers 500
+    # (a blanket ValueError -> 400 would hide bugs as the client's fault).
+    @app.exception_handler(DatasetError)
+    async def bad_data(request: Request, exc: DatasetError) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=422)
+
+    @app.exception_handler(BatchAlreadyRecorded)
+    async def duplicate_batch(request: Request, exc: BatchAlreadyRecorded) -> JSONResponse:
+        return JSONResponse({"detail": str(exc)}, status_code=409)
 
     @app.exception_handler(IndexError_)
     async def index_gone(request: Request, exc: IndexError_) -> JSONResponse:

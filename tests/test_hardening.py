@@ -170,7 +170,7 @@ def test_a_batch_id_is_recorded_once_under_concurrent_requests(tmp_path):
     body = {"dataset": "orders", "batch": "same", "record": True, "patterns": False,
             "columns": {"amount": [str(12 + i % 7) for i in range(50)],
                         "country": [["de", "fr", "us"][i % 3] for i in range(50)]}}
-    with TestClient(create_app(tmp_path / "ix", Settings(repository=str(repo)))) as client:
+    with TestClient(create_app(tmp_path / "ix", Settings(repository=str(repo), slow_lane=8))) as client:
         with ThreadPoolExecutor(8) as pool:
             codes = sorted(r.status_code for r in pool.map(lambda _: client.post("/v1/batches/validate", json=body),
                                                            range(8)))
@@ -396,3 +396,16 @@ def test_an_index_on_a_read_only_mount_serves(tmp_path):
         assert shadow is not None and not Path(shadow).exists()  # the private links are cleaned up
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
+
+
+def test_a_bug_is_a_500_not_the_clients_fault(client, monkeypatch):
+    """Only known input errors map to 4xx: a ValueError from a bug used to answer 400 (blamed the client)."""
+    import query_service.routers.inference as inference
+
+    def broken(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(inference, "tag_column", broken)
+    with TestClient(client.app, raise_server_exceptions=False) as c:
+        assert c.post("/v1/tag", json={"values": ["1234-56"]}).status_code == 500
+    assert client.post("/v1/patterns/lookup", json={"patterns": ["<bad"]}).status_code == 400  # input: still 4xx
