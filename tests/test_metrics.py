@@ -348,14 +348,15 @@ def test_metric_identity_and_entities(main_ctx):
 def test_empty_dataframe(spark):
     df = spark.createDataFrame([], "x double, s string")
     ratios = [Completeness("x"), Compliance("pos", "x > 0"), PatternMatch("s", "a"), Uniqueness("s"),
-              Distinctness("s"), UniqueValueRatio("s"), CountDistinct("s"), Entropy("s"),
+              Distinctness("s"), UniqueValueRatio("s"), Entropy("s"),
               MutualInformation(("x", "s")), Histogram("s"), DataType("s")]
     means = [Mean("x"), Sum("x"), Minimum("x"), Maximum("x"), StandardDeviation("x"), Correlation("x", "x"),
              MinLength("s"), MaxLength("s"), ApproxQuantile("x"), ApproxQuantiles("x")]
-    ctx = run_analysis(df, [Size(), ApproxCountDistinct("s"), *ratios, *means])
-    assert len(ctx) == 2 + len(ratios) + len(means)
+    ctx = run_analysis(df, [Size(), ApproxCountDistinct("s"), CountDistinct("s"), *ratios, *means])
+    assert len(ctx) == 3 + len(ratios) + len(means)
     assert value(ctx, Size()) == 0.0  # Size 0 is a valid measurement
     assert value(ctx, ApproxCountDistinct("s")) == 0.0  # so is "no distinct values"
+    assert value(ctx, CountDistinct("s")) == 0.0  # a count, not a ratio: Deequ gives 0
     for a in ratios + means:
         msg = error(ctx, a)
         assert a.spec() in msg and "no " in msg, msg
@@ -373,8 +374,9 @@ def test_all_null_and_nan_columns(spark):
         ApproxCountDistinct("n"): 3.0,
     }
     nan_results = [Mean("n"), Sum("n"), Maximum("n"), StandardDeviation("n")]  # ...and max/mean/sum/stddev are NaN
-    all_null = {Completeness("z"): 0.0, Completeness("m"): 0.0, ApproxCountDistinct("z"): 0.0, Size(): 4.0}
-    fail = [MinLength("z"), MaxLength("z"), PatternMatch("z", "x"), Uniqueness("z"), CountDistinct("z"),
+    all_null = {Completeness("z"): 0.0, Completeness("m"): 0.0, ApproxCountDistinct("z"): 0.0, Size(): 4.0,
+                CountDistinct("z"): 0.0}  # Deequ: a count of no values is 0
+    fail = [MinLength("z"), MaxLength("z"), PatternMatch("z", "x"), Uniqueness("z"),
             Distinctness("z"), UniqueValueRatio("z"), Entropy("z"), Mean("m"), Sum("m"), Minimum("m"), Maximum("m"),
             StandardDeviation("m"), Correlation("n", "m"), ApproxQuantile("m"), ApproxQuantiles("m")]
     extra = [DataType("n"), DataType("z"), Histogram("z"), Histogram("n")]
@@ -510,3 +512,24 @@ def test_runner_builder_deduplicates(main_df):
     assert runner.analyzers == [Size(), Mean("x")]
     with pytest.raises(TypeError):
         runner.add_analyzer("Size")
+
+
+def test_deequ_parity_on_degenerate_columns(spark):
+    """Deequ's documented results on degenerate data (issue 12), by hand: entropy and mutual information
+    of a constant column are exactly 0 (not 2.2e-16); identical columns correlate at exactly 1.0; a
+    constant column's correlation is NaN (an assertable value, not a failed metric); mutual information
+    with an all-null column fails; a multi-column uniqueness is a Multicolumn metric."""
+    df = spark.createDataFrame([(7.0, 1.0, "a", None), (7.0, 2.0, "a", None), (7.0, 3.5, "a", None),
+                                (7.0, -4.0, "a", None)], "c double, x double, s string, z string")
+    ctx = run_analysis(df, [Entropy("s"), MutualInformation(("s", "x")), Correlation("x", "x"),
+                            Correlation("c", "x"), MutualInformation(("z", "x")), Uniqueness(("s", "x")),
+                            Uniqueness("x")])
+    assert value(ctx, Entropy("s")) == 0.0
+    assert value(ctx, MutualInformation(("s", "x"))) == 0.0
+    assert value(ctx, Correlation("x", "x")) == 1.0
+    assert math.isnan(value(ctx, Correlation("c", "x")))
+    error(ctx, MutualInformation(("z", "x")))
+    assert ctx.metric(Uniqueness(("s", "x"))).entity == "Multicolumn"
+    assert ctx.metric(Uniqueness("x")).entity == "Column"
+    with pytest.raises(ValueError, match="at least one column"):
+        Distinctness(())

@@ -11,7 +11,7 @@ FrequencySpec is answered by one aggregation over the table (scan sharing for gr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lakeindex.metrics.analyzer import Analyzer, require_column, require_numeric
 from lakeindex.metrics.frequencies import COUNT, FrequencySpec, FrequencyState
@@ -62,8 +62,18 @@ class _RatioOfTable(GroupingAnalyzer):
     columns: tuple[str, ...] | str
     where: str | None = None
 
+    # the value when no row has a value: None fails the metric (a ratio of nothing); a count is 0
+    empty_value: ClassVar[float | None] = None
+
     def __post_init__(self) -> None:
         object.__setattr__(self, "columns", _columns(self.columns))
+        if not self.columns:
+            raise ValueError(f"{type(self).__name__} needs at least one column")
+
+    @property
+    def entity(self) -> str:  # type: ignore[override]
+        """Deequ's entity: ``Column`` for one column, ``Multicolumn`` for a combination."""
+        return "Column" if len(self.columns) == 1 else "Multicolumn"
 
     def frequency_spec(self) -> FrequencySpec:
         return FrequencySpec(self.columns, self.where)
@@ -74,6 +84,8 @@ class _RatioOfTable(GroupingAnalyzer):
     def metric_from_table(self, row: dict[str, Any], state: FrequencyState) -> Metric:
         rows, distinct, singletons = int(row["rows"] or 0), int(row["distinct"] or 0), int(row["singletons"] or 0)
         if rows == 0:
+            if self.empty_value is not None:
+                return self.success(self.empty_value, rows=0, distinct=0, singletons=0)
             return self.failure(f"{self.spec()}: {NO_ROWS}")
         return self.success(self.compute(rows, distinct, singletons), rows=rows, distinct=distinct,
                             singletons=singletons)
@@ -105,7 +117,9 @@ class UniqueValueRatio(_RatioOfTable):
 
 @dataclass(frozen=True)
 class CountDistinct(_RatioOfTable):
-    """Exact number of distinct non-null values (combinations)."""
+    """Exact number of distinct non-null values (combinations); 0 for a column without values (Deequ)."""
+
+    empty_value: ClassVar[float | None] = 0.0
 
     def compute(self, rows: int, distinct: int, singletons: int) -> float:
         return float(distinct)
@@ -134,6 +148,8 @@ class Entropy(GroupingAnalyzer):
         n = int(row["rows"] or 0)
         if n == 0:
             return self.failure(f"{self.spec()}: {NO_ROWS}")
+        if int(row["distinct"] or 0) == 1:
+            return self.success(0.0)  # one value: exactly 0, where ln n - n ln n / n leaves rounding noise
         return self.success(max(math.log(n) - float(row["sum_c_ln_c"]) / n, 0.0))
 
 
@@ -169,10 +185,14 @@ class MutualInformation(GroupingAnalyzer):
         t = t.withColumn("ca", F.sum(COUNT).over(Window.partitionBy("g0"))) \
              .withColumn("cb", F.sum(COUNT).over(Window.partitionBy("g1")))
         r = t.agg(F.sum(COUNT).alias("n"), F.sum(F.col(COUNT) * (F.log(COUNT) - F.log("ca") - F.log("cb")))
-                  .alias("s")).collect()[0]
+                  .alias("s"), F.countDistinct("g0").alias("d0"), F.countDistinct("g1").alias("d1")).collect()[0]
         n = int(r["n"] or 0)
         if n == 0:
             return self.failure(f"{self.spec()}: {NO_ROWS}")
+        if not r["d0"] or not r["d1"]:  # a column without values (Deequ fails here too)
+            return self.failure(f"{self.spec()}: a column has no non-null values")
+        if r["d0"] == 1 or r["d1"] == 1:
+            return self.success(0.0)  # a constant column shares no information: exactly 0
         return self.success(max(float(r["s"]) / n + math.log(n), 0.0))
 
 

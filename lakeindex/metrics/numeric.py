@@ -202,7 +202,7 @@ class Correlation(ScanAnalyzer):
     def metric_from_state(self, state: CoMoments | None) -> Metric:
         if state is None or state.n == 0:
             return self.failure(f"{self.spec()}: {NO_VALUES}")
-        denom = math.sqrt(state.x_mk) * math.sqrt(state.y_mk)
+        denom = math.sqrt(state.x_mk * state.y_mk)  # one root, as Deequ: identical columns give exactly 1
         if denom == 0:
-            return self.failure(f"{self.spec()}: a column is constant, correlation is undefined")
-        return self.success(state.ck / denom)
+            return self.success(math.nan)  # a constant column: undefined, NaN as in Deequ (assertable)
+        return self.success(max(-1.0, min(1.0, state.ck / denom)))
