@@ -715,3 +715,19 @@ def test_a_check_is_immutable_like_deequs():
     again = copy.deepcopy(Check("error", "p").has_size("> 1"))
     assert (again.level, again.description, [c.description for c in again.constraints]) == \
         ("error", "p", ["has_size > 1"])
+
+
+def test_a_where_filter_matching_no_rows_passes_as_in_deequ(spark):
+    """Deequ's "empty due to filter" rule: has_min/has_max/is_complete/satisfies whose where-filter selects no
+    row pass; the same constraint without a filter still judges the data, and an empty unfiltered metric
+    still fails."""
+    df = spark.createDataFrame([(1, 5.0), (2, None)], "id int, x double")
+    check = (Check("error", "f").has_min("x", ">= 0", where="id > 10").has_max("x", "<= 1", where="id > 10")
+             .is_complete("x", where="id > 10").satisfies("x > 100", "big", where="id > 10")
+             .has_min("x", "> 100"))
+    statuses = [r.status for r in VerificationSuite().on_data(df).add_check(check).run()
+                .check_results[0].constraint_results]
+    assert statuses == ["Success"] * 4 + ["Failure"]
+    empty = spark.createDataFrame([], "id int, x double")
+    result = VerificationSuite().on_data(empty).add_check(Check("error", "e").has_min("x", ">= 0")).run()
+    assert result.check_results[0].constraint_results[0].status == "Failure"

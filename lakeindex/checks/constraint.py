@@ -73,6 +73,19 @@ class EvaluationContext:
     result_key: ResultKey | None = None
 
 
+# the failures of a metric computed over no rows (analyzer.py, numeric.py, grouping.py say "no rows" or
+# "no non-null values")
+_EMPTY_STATE = ("no rows", "no non-null values")
+
+
+def _empty_due_to_filter(analyzer: Analyzer, metric: Metric | None) -> bool:
+    """Deequ's rule: a constraint whose analyzer has a ``where`` filter and whose metric has no rows to
+    work on passes ("empty due to filter"): nothing the filter selects violates it."""
+    if metric is None or metric.ok or not getattr(analyzer, "where", None):
+        return False
+    return any(marker in (metric.error or "") for marker in _EMPTY_STATE)
+
+
 def _unavailable(description: str, metric: Metric | None) -> ConstraintResult | None:
     """The failure of a constraint whose metric is missing or failed, else None."""
     if metric is not None and metric.ok:
@@ -112,6 +125,8 @@ class MetricConstraint(Constraint):
 
     def evaluate(self, metrics: dict[Analyzer, Metric], ctx: EvaluationContext) -> ConstraintResult:
         metric = metrics.get(self.analyzer)
+        if _empty_due_to_filter(self.analyzer, metric):
+            return ConstraintResult(self.description, SUCCESS, None, metric)
         unavailable = _unavailable(self.description, metric)
         if unavailable is not None:
             return unavailable
