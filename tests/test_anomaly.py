@@ -161,30 +161,32 @@ def test_relative_ratios_never_produce_nan() -> None:
     assert indices(RelativeRateOfChangeStrategy(max_rate_decrease=1.5).detect([0.0, 0.0])) == [1]
 
 
-def test_rate_of_change_is_the_relative_strategy() -> None:
-    # RateOfChangeStrategy bounds the ratio x[i] / x[i-order] (not a difference), bounds inclusive.
-    # By hand, x = 100, 130, 260, 52, 0, 0, 10 with bounds [0.5, 2.0], ratios at i = 1..6:
-    #   130/100 = 1.3, 260/130 = 2.0 (the bound itself: accepted), 52/260 = 0.2 (flagged), 0/52 = 0 (flagged),
-    #   0/0 = 1 (no change), 10/0 = +inf (flagged)  ->  indices 3, 4, 6
+def test_rate_of_change_means_what_it_means_in_deequ() -> None:
+    """Deequ's RateOfChangeStrategy is the deprecated name of AbsoluteChangeStrategy (differences); the ratio
+    strategy is RelativeRateOfChangeStrategy. A ported check must keep its meaning (issue 12)."""
+    # By hand, x = 100, 130, 260, 52, 0, 0, 10 with bounds [0.5, 2.0]:
+    #   differences +30, +130, -208, -52, 0, +10: every step leaves [0.5, 2.0]  ->  indices 1..6
+    #   ratios 1.3, 2.0 (the bound: accepted), 0.2, 0, 0/0 = 1, 10/0 = +inf     ->  indices 3, 4, 6
     series = [100.0, 130.0, 260.0, 52.0, 0.0, 0.0, 10.0]
-    rate = RateOfChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0)
-    found = rate.detect(series)
-    assert indices(found) == [3, 4, 6]
-    assert [a.value for a in found] == [52.0, 0.0, 10.0]
-    # the same series read as differences (+30, +130, -208, -52, 0, +10) leaves [0.5, 2.0] at every step
-    assert indices(AbsoluteChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0).detect(series)) == [
+    assert RateOfChangeStrategy is AbsoluteChangeStrategy
+    assert indices(RateOfChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0).detect(series)) == [
         1, 2, 3, 4, 5, 6]
+    relative = RelativeRateOfChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0)
+    found = relative.detect(series)
+    assert indices(found) == [3, 4, 6] and [a.value for a in found] == [52.0, 0.0, 10.0]
     # A ratio, not a difference: 100 -> 130 is +30 but only 1.3x.
-    assert RateOfChangeStrategy(max_rate_increase=1.5).detect([100.0, 130.0]) == []
-    assert indices(AbsoluteChangeStrategy(max_rate_increase=1.5).detect([100.0, 130.0])) == [1]
-    # order is a lag (one ratio over `order` steps), not a repeated operation: with order=2,
-    # x = 10, 100, 25, 150, 30 gives 25/10 = 2.5 (flagged), 150/100 = 1.5 and 30/25 = 1.2; the first 2 points
-    # are never judged, although 100/10 = 10 would leave the bounds at lag 1
-    lagged = RateOfChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0, order=2)
+    assert relative.__class__(max_rate_increase=1.5).detect([100.0, 130.0]) == []
+    assert indices(RateOfChangeStrategy(max_rate_increase=1.5).detect([100.0, 130.0])) == [1]
+    # order is a lag for the ratio: x = 10, 100, 25, 150, 30 gives 25/10 = 2.5 (flagged), 150/100 = 1.5,
+    # 30/25 = 1.2; the first 2 points are never judged, although 100/10 = 10 would leave the bounds at lag 1
+    lagged = RelativeRateOfChangeStrategy(max_rate_decrease=0.5, max_rate_increase=2.0, order=2)
     assert indices(lagged.detect([10.0, 100.0, 25.0, 150.0, 30.0])) == [2]
-    # the JSON name "RateOfChange" builds the same ratio strategy
+    # the JSON name "RateOfChange" builds Deequ's (absolute) strategy; "RelativeRateOfChange" the ratio one
     from_json = strategy_from_dict({"type": "RateOfChange", "max_rate_decrease": 0.5, "max_rate_increase": 2.0})
-    assert indices(from_json.detect(series)) == [3, 4, 6]
+    assert indices(from_json.detect(series)) == [1, 2, 3, 4, 5, 6]
+    ratio_json = strategy_from_dict({"type": "RelativeRateOfChange", "max_rate_decrease": 0.5,
+                                     "max_rate_increase": 2.0})
+    assert indices(ratio_json.detect(series)) == [3, 4, 6]
 
 
 # ----------------------------------------------------------------------------------------- OnlineNormal
@@ -467,9 +469,9 @@ def test_strategy_from_dict_names_and_coercion() -> None:
     assert online.to_dict() == {"type": "OnlineNormal", "lower_deviation_factor": 3.0, "upper_deviation_factor": 2.0,
                                 "ignore_start_percentage": 0.1, "ignore_anomalies": True}
     assert strategy_from_dict({"type": "BatchNormalStrategy"}) == BatchNormalStrategy()
-    rate = strategy_from_dict({"type": "RateOfChange", "max_rate_increase": 2})
-    assert isinstance(rate, RelativeRateOfChangeStrategy)
-    assert rate.to_dict()["type"] == "RelativeRateOfChange"
+    rate = strategy_from_dict({"type": "RateOfChange", "max_rate_increase": 2})  # Deequ's name of AbsoluteChange
+    assert isinstance(rate, AbsoluteChangeStrategy)
+    assert rate.to_dict()["type"] == "AbsoluteChange"
     assert SimpleThresholdStrategy(upper_bound=1.0).to_dict() == {"type": "SimpleThreshold", "lower_bound": None,
                                                                   "upper_bound": 1.0}
 

@@ -298,9 +298,8 @@ class RelativeRateOfChangeStrategy(_ChangeBounds):
     ``AbsoluteChangeStrategy``, this is a single ratio over a lag of ``order``, not a repeated difference,
     as in Deequ's ``RelativeRateOfChangeStrategy``. The first ``order`` points are never flagged.
 
-    ``RateOfChangeStrategy`` is an alias of this class. This departs from Deequ, where
-    ``RateOfChangeStrategy`` is the deprecated name of the absolute-change strategy. Users read
-    "rate of change" as a ratio, so here it means one.
+    ``RateOfChangeStrategy`` is *not* this class: as in Deequ, it is the (deprecated) name of
+    ``AbsoluteChangeStrategy``, so that a ported check keeps its meaning.
 
     Division by zero (Deequ would give NaN or inf):
         * ``0 -> 0`` has ratio 1 (no change);
@@ -356,7 +355,7 @@ class RelativeRateOfChangeStrategy(_ChangeBounds):
 
 #: Alias of :class:`RelativeRateOfChangeStrategy`. In Deequ, the deprecated ``RateOfChangeStrategy`` is
 #: the absolute-change strategy; here "rate of change" means a ratio (see the class docstring).
-RateOfChangeStrategy = RelativeRateOfChangeStrategy
+RateOfChangeStrategy = AbsoluteChangeStrategy  # Deequ's deprecated name of the absolute change
 
 
 # --------------------------------------------------------------------------- normal-distribution strategies
@@ -498,7 +497,7 @@ _STRATEGIES: dict[str, type[AnomalyDetectionStrategy]] = {
     for cls in (SimpleThresholdStrategy, AbsoluteChangeStrategy, RelativeRateOfChangeStrategy,
                 OnlineNormalStrategy, BatchNormalStrategy)
 }
-_ALIASES: dict[str, str] = {"RateOfChange": RelativeRateOfChangeStrategy.type_name}
+_ALIASES: dict[str, str] = {"RateOfChange": AbsoluteChangeStrategy.type_name}  # as in Deequ
 
 
 def strategy_from_dict(config: dict[str, Any]) -> AnomalyDetectionStrategy:
