@@ -320,7 +320,7 @@ def test_histograms(main_ctx, analyzer):
 
 def test_histogram_rejects_bad_parameters():
     with pytest.raises(ValueError):
-        Histogram("x", bins=(3, 1))
+        Histogram("x", bins=())  # no edges (unsorted ones are sorted, as in Deequ: see below)
     with pytest.raises(ValueError):
         Histogram("x", bins=(1, 2), bin_expression="x")
     with pytest.raises(ValueError):
@@ -533,3 +533,19 @@ def test_deequ_parity_on_degenerate_columns(spark):
     assert ctx.metric(Uniqueness("x")).entity == "Column"
     with pytest.raises(ValueError, match="at least one column"):
         Distinctness(())
+
+
+def test_histogram_edges_follow_deequ(spark):
+    """Deequ sorts custom bin edges, gives all-zero bins on empty data, and refuses more than 1,000 bins."""
+    h = Histogram("x", bins=(10, 0, 5))
+    assert h.bins == (0.0, 5.0, 10.0)
+    empty = spark.createDataFrame([], "x double")
+    got = value(run_analysis(empty, [h]), h)
+    assert list(got["bins"]) == ["(-inf, 0.0)", "[0.0, 5.0)", "[5.0, 10.0)", "[10.0, inf)"]
+    assert all(b == {"absolute": 0, "ratio": 0.0} for b in got["bins"].values())
+    filled = value(run_analysis(spark.createDataFrame([(1.0,), (7.0,), (7.5,)], "x double"), [h]), h)
+    assert filled["bins"]["[5.0, 10.0)"]["absolute"] == 2 and filled["bins"]["[0.0, 5.0)"]["absolute"] == 1
+    with pytest.raises(ValueError, match="1000"):
+        Histogram("x", max_bins=1001)
+    with pytest.raises(ValueError, match="distinct"):
+        Histogram("x", bins=(1, 1, 2))

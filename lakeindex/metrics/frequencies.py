@@ -64,17 +64,24 @@ class FrequencySpec:
         return keyed.groupBy(*self.names()).agg(F.count(F.lit(1)).alias(COUNT))
 
 
+def bin_labels(edges: tuple[float, ...]) -> list[str]:
+    """The labels of the bins that ``edges`` make, in order: ``(-inf, e0)``, ``[e0, e1)``, ..., ``[ek, inf)``."""
+    def fmt(v: float) -> str:
+        return repr(float(v))
+
+    return ([f"(-inf, {fmt(edges[0])})"] + [f"[{fmt(lo)}, {fmt(hi)})" for lo, hi in zip(edges, edges[1:], strict=False)]
+            + [f"[{fmt(edges[-1])}, inf)"])
+
+
 def _bin_label(x: Column, edges: tuple[float, ...]) -> Column:
     """Label ``[a, b)`` of the bin holding ``x``; outer bins are open-ended; null stays null."""
     from pyspark.sql import functions as F
 
-    def fmt(v: float) -> str:
-        return repr(float(v))
-
-    expr = F.when(x < edges[0], F.lit(f"(-inf, {fmt(edges[0])})"))
-    for lo, hi in zip(edges, edges[1:], strict=False):
-        expr = expr.when(x < hi, F.lit(f"[{fmt(lo)}, {fmt(hi)})"))
-    return F.when(x.isNull(), F.lit(None)).otherwise(expr.otherwise(F.lit(f"[{fmt(edges[-1])}, inf)")))
+    labels = bin_labels(edges)
+    expr = F.when(x < edges[0], F.lit(labels[0]))
+    for hi, label in zip(edges[1:], labels[1:-1], strict=True):
+        expr = expr.when(x < hi, F.lit(label))
+    return F.when(x.isNull(), F.lit(None)).otherwise(expr.otherwise(F.lit(labels[-1])))
 
 
 @dataclass(frozen=True, eq=False)

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from lakeindex.metrics.analyzer import Analyzer, require_column, require_numeric
-from lakeindex.metrics.frequencies import COUNT, FrequencySpec, FrequencyState
+from lakeindex.metrics.frequencies import COUNT, FrequencySpec, FrequencyState, bin_labels
 from lakeindex.metrics.metric import Metric
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
+MAX_DETAIL_BINS = 1000  # Deequ's MaximumAllowedDetailBins
 NO_ROWS = "no rows with a non-null value (empty data, all-null columns, or a where-filter matching none)"
 
 
@@ -211,14 +212,14 @@ class Histogram(GroupingAnalyzer):
     where: str | None = None
 
     def __post_init__(self) -> None:
-        if self.bins is not None:
-            object.__setattr__(self, "bins", tuple(float(b) for b in self.bins))
-            if not self.bins or list(self.bins) != sorted(set(self.bins)):
-                raise ValueError(f"Histogram bins must be strictly increasing, got {self.bins!r}")
+        if self.bins is not None:  # Deequ sorts the edges; two equal edges would make an empty bin
+            object.__setattr__(self, "bins", tuple(sorted(float(b) for b in self.bins)))
+            if not self.bins or len(set(self.bins)) != len(self.bins):
+                raise ValueError(f"Histogram bins must be distinct edges, got {self.bins!r}")
         if self.bins is not None and self.bin_expression:
             raise ValueError("Histogram: give bins or bin_expression, not both")
-        if self.max_bins < 1:
-            raise ValueError("Histogram: max_bins must be at least 1")
+        if not 1 <= self.max_bins <= MAX_DETAIL_BINS:
+            raise ValueError(f"Histogram: max_bins must be 1 to {MAX_DETAIL_BINS} (Deequ's limit), got {self.max_bins}")
 
     def frequency_spec(self) -> FrequencySpec:
         return FrequencySpec((self.column,), self.where, keep_nulls=True, bins=self.bins,
@@ -235,6 +236,8 @@ class Histogram(GroupingAnalyzer):
 
     def metric_from_state(self, state: FrequencyState | None) -> Metric:
         if state is None:
+            if self.bins is not None:
+                return self.histogram(None, 0, 0)  # type: ignore[arg-type]
             return self.failure(f"{self.spec()}: no rows")
         return super().metric_from_state(state)
 
@@ -243,6 +246,10 @@ class Histogram(GroupingAnalyzer):
         from pyspark.sql import functions as F
 
         if rows == 0:
+            if self.bins is not None:  # declared bins over no data: each bin is there, empty (Deequ)
+                labels = bin_labels(self.bins)
+                return self.success({"bins": {b: {"absolute": 0, "ratio": 0.0} for b in labels},
+                                     "number_of_bins": len(labels), "tail": {"bins": 0, "absolute": 0, "ratio": 0.0}})
             return self.failure(f"{self.spec()}: no rows")
         top = table.orderBy(F.col(COUNT).desc(), F.col("g0")).limit(self.max_bins).collect()
         bins = {str(r["g0"]): {"absolute": int(r[COUNT]), "ratio": int(r[COUNT]) / rows} for r in top}
