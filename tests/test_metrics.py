@@ -549,3 +549,10 @@ def test_histogram_edges_follow_deequ(spark):
         Histogram("x", max_bins=1001)
     with pytest.raises(ValueError, match="distinct"):
         Histogram("x", bins=(1, 1, 2))
+
+
+def test_pattern_match_refuses_a_numeric_column_as_deequ(spark):
+    df = spark.createDataFrame([(1, "a1"), (22, "b2")], "n int, s string")
+    ctx = run_analysis(df, [PatternMatch("n", r"\d+"), PatternMatch("s", r"^[a-z]\d$")])
+    assert "expected a string column" in error(ctx, PatternMatch("n", r"\d+"))
+    assert value(ctx, PatternMatch("s", r"^[a-z]\d$")) == 1.0

@@ -137,7 +137,12 @@ class PatternMatch(_RowRatio):
     where: str | None = None
 
     def preconditions(self, schema: StructType) -> None:
-        require_column(schema, self.column, self.spec())
+        from pyspark.sql.types import StringType
+
+        dtype = require_column(schema, self.column, self.spec())
+        if not isinstance(dtype, StringType):  # as Deequ: a regex over a number's text is not what was meant
+            raise MetricError(f"{self.spec()}: column '{self.column}' has type {dtype.simpleString()}, expected a "
+                              "string column (a pattern matches text)")
         if not self.pattern:
             raise MetricError(f"{self.spec()}: empty pattern")
         problem = java_regex_error(self.pattern)
