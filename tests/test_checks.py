@@ -572,6 +572,11 @@ ALL_TYPES_DOC = {"checks": [
         {"type": "has_entropy", "column": "status", "assertion": "> 1"},
         {"type": "has_mutual_information", "a": "status", "b": "customer", "assertion": ">= 0"},
         {"type": "has_correlation", "a": "start", "b": "end", "assertion": "< 0"},
+        {"type": "are_complete", "columns": ["order_id", "email"]},
+        {"type": "have_completeness", "columns": ["order_id", "email"], "assertion": ">= 0.5"},
+        {"type": "are_any_complete", "columns": ["email", "status"]},
+        {"type": "have_any_completeness", "columns": ["email", "status"], "assertion": ">= 0.5"},
+        {"type": "has_number_of_distinct_values", "column": "status", "assertion": "== 3"},
         {"type": "has_no_anomalies", "analyzer": {"type": "Mean", "column": "amount"},
          "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3}},
     ]},
@@ -731,3 +736,18 @@ def test_a_where_filter_matching_no_rows_passes_as_in_deequ(spark):
     empty = spark.createDataFrame([], "id int, x double")
     result = VerificationSuite().on_data(empty).add_check(Check("error", "e").has_min("x", ">= 0")).run()
     assert result.check_results[0].constraint_results[0].status == "Failure"
+
+
+def test_multi_column_completeness_and_distinct_values_as_in_deequ(spark):
+    """By hand over 4 rows (a, b): (1, 1), (2, null), (null, 3), (null, null): all present in 1 row (0.25),
+    any present in 3 (0.75); a has 2 distinct non-null values."""
+    df = spark.createDataFrame([(1, 1), (2, None), (None, 3), (None, None)], "a int, b int")
+    check = (Check("error", "multi").have_completeness(["a", "b"], "== 0.25")
+             .have_any_completeness(["a", "b"], "== 0.75").are_complete(["a", "b"]).are_any_complete(["a", "b"])
+             .has_number_of_distinct_values("a", "== 2"))
+    results = VerificationSuite().on_data(df).add_check(check).run().check_results[0].constraint_results
+    assert [r.status for r in results] == ["Success", "Success", "Failure", "Failure", "Success"]
+    both = spark.createDataFrame([(1, None), (None, 2)], "a int, b int")
+    ok = VerificationSuite().on_data(both).add_check(Check("error", "any").are_any_complete(["a", "b"])).run()
+    assert ok.status == "Success"
+    assert {"are_complete", "have_any_completeness", "has_number_of_distinct_values"} <= set(constraint_types())

@@ -134,6 +134,29 @@ class Check:
     def has_completeness(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Completeness(column, where), assertion, f"has_completeness({column})")
 
+    def are_complete(self, columns: Sequence[str], where: str | None = None) -> Check:
+        """Every row has all of ``columns`` (Deequ's areComplete)."""
+        return self._present("are_complete", columns, " AND ", None, where)
+
+    def have_completeness(self, columns: Sequence[str], assertion: AssertionLike, where: str | None = None) -> Check:
+        """Fraction of rows where all of ``columns`` are non-null (Deequ's haveCompleteness)."""
+        return self._present("have_completeness", columns, " AND ", assertion, where)
+
+    def are_any_complete(self, columns: Sequence[str], where: str | None = None) -> Check:
+        """Every row has at least one of ``columns`` (Deequ's areAnyComplete)."""
+        return self._present("are_any_complete", columns, " OR ", None, where)
+
+    def have_any_completeness(self, columns: Sequence[str], assertion: AssertionLike,
+                              where: str | None = None) -> Check:
+        """Fraction of rows where at least one of ``columns`` is non-null (Deequ's haveAnyCompleteness)."""
+        return self._present("have_any_completeness", columns, " OR ", assertion, where)
+
+    def _present(self, name: str, columns: Sequence[str], joiner: str, assertion: AssertionLike,
+                 where: str | None) -> Check:
+        cols = _cols(columns)
+        predicate = joiner.join(f"{quote_identifier(c)} IS NOT NULL" for c in cols)
+        return self._compliance(f"{name}({', '.join(cols)})", predicate, assertion, where)
+
     # uniqueness
     def is_unique(self, column: str | Sequence[str], where: str | None = None) -> Check:
         cols = _cols(column)
@@ -165,6 +188,10 @@ class Check:
                            where: str | None = None) -> Check:
         cols = _cols(column)
         return self._add(CountDistinct(cols, where), assertion, f"has_count_distinct({', '.join(cols)})")
+
+    def has_number_of_distinct_values(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Deequ's hasNumberOfDistinctValues: the exact count of distinct non-null values."""
+        return self._add(CountDistinct((column,), where), assertion, f"has_number_of_distinct_values({column})")
 
     def has_approx_count_distinct(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(ApproxCountDistinct(column, where), assertion, f"has_approx_count_distinct({column})")
