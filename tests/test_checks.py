@@ -577,6 +577,7 @@ ALL_TYPES_DOC = {"checks": [
         {"type": "are_any_complete", "columns": ["email", "status"]},
         {"type": "have_any_completeness", "columns": ["email", "status"], "assertion": ">= 0.5"},
         {"type": "has_number_of_distinct_values", "column": "status", "assertion": "== 3"},
+        {"type": "has_variance", "column": "amount", "assertion": ">= 0"},
         {"type": "has_no_anomalies", "analyzer": {"type": "Mean", "column": "amount"},
          "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3}},
     ]},

@@ -39,6 +39,7 @@ from lakeindex.metrics import (
     Sum,
     Uniqueness,
     UniqueValueRatio,
+    Variance,
     run_analysis,
 )
 
@@ -556,3 +557,12 @@ def test_pattern_match_refuses_a_numeric_column_as_deequ(spark):
     ctx = run_analysis(df, [PatternMatch("n", r"\d+"), PatternMatch("s", r"^[a-z]\d$")])
     assert "expected a string column" in error(ctx, PatternMatch("n", r"\d+"))
     assert value(ctx, PatternMatch("s", r"^[a-z]\d$")) == 1.0
+
+
+def test_variance_is_the_population_variance(spark):
+    """x = 1, 2, 3, 4 (and a null): mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5, over n = 4."""
+    df = spark.createDataFrame([(1.0,), (2.0,), (3.0,), (4.0,), (None,)], "x double")
+    ctx = run_analysis(df, [Variance("x"), StandardDeviation("x"), Variance("x", where="x > 2")])
+    assert value(ctx, Variance("x")) == pytest.approx(1.25)
+    assert value(ctx, StandardDeviation("x")) == pytest.approx(1.25 ** 0.5)
+    assert value(ctx, Variance("x", where="x > 2")) == pytest.approx(0.25)  # 3, 4: mean 3.5

@@ -45,6 +45,7 @@ from lakeindex.metrics import (
     Sum,
     Uniqueness,
     UniqueValueRatio,
+    Variance,
     run_analysis,
     run_on_aggregated_states,
 )
@@ -93,7 +94,7 @@ ANALYZERS: list[Analyzer] = [
     Compliance("x_le_y", "x <= y"), Compliance("pos", "x > 0", where="y is not null"),
     PatternMatch("s", "^[a-z]$"),
     Minimum("x"), Maximum("x"), Minimum("y", where="id > 3"), Mean("x"), Sum("x"), Sum("y", where="s = 'a'"),
-    StandardDeviation("x"), StandardDeviation("y"), Correlation("x", "y"),
+    StandardDeviation("x"), StandardDeviation("y"), Variance("x"), Correlation("x", "y"),
     MinLength("s"), MaxLength("s"),
     ApproxCountDistinct("s"), ApproxCountDistinct("x"),
     ApproxQuantile("x", 0.6), ApproxQuantile("y", 0.9), ApproxQuantiles("y", (0.0, 0.1, 0.5, 0.75, 1.0)),

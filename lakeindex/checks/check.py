@@ -42,6 +42,7 @@ from lakeindex.metrics import (
     Sum,
     Uniqueness,
     UniqueValueRatio,
+    Variance,
 )
 from lakeindex.metrics.analyzer import Analyzer
 from lakeindex.sql_identifiers import col, quote_identifier
@@ -314,6 +315,10 @@ class Check:
 
     def has_standard_deviation(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(StandardDeviation(column, where), assertion, f"has_standard_deviation({column})")
+
+    def has_variance(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Population variance of the non-null values (Deequ's hasVariance)."""
+        return self._add(Variance(column, where), assertion, f"has_variance({column})")
 
     def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(MinLength(column, where), assertion, f"has_min_length({column})")

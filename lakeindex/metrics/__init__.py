@@ -23,6 +23,7 @@ from lakeindex.metrics.numeric import (
     MinLength,
     StandardDeviation,
     Sum,
+    Variance,
 )
 from lakeindex.metrics.runner import AnalysisRunner, run_analysis, run_on_aggregated_states
 from lakeindex.metrics.sketching import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
@@ -32,6 +33,6 @@ __all__ = [
     "AnalysisRunner", "Analyzer", "AnalyzerContext", "ApproxCountDistinct", "ApproxQuantile", "ApproxQuantiles",
     "Completeness", "Compliance", "Correlation", "CountDistinct", "DataType", "Distinctness", "Entropy",
     "FileSystemStateStore", "Histogram", "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength",
-    "Minimum", "MutualInformation", "PatternMatch", "Size", "StandardDeviation", "Sum", "UniqueValueRatio",
+    "Minimum", "MutualInformation", "PatternMatch", "Size", "StandardDeviation", "Sum", "UniqueValueRatio", "Variance",
     "Uniqueness", "run_analysis", "run_on_aggregated_states",
 ]

@@ -164,6 +164,16 @@ class StandardDeviation(_NumericColumn):
 
 
 @dataclass(frozen=True)
+class Variance(StandardDeviation):
+    """Population variance of the non-null values (the square of StandardDeviation; same state, one pass)."""
+
+    def metric_from_state(self, state: Moments | None) -> Metric:
+        if state is None or state.n == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(max(state.m2, 0.0) / state.n)
+
+
+@dataclass(frozen=True)
 class Correlation(ScanAnalyzer):
     """Pearson correlation of two numeric columns over rows where both are non-null."""
 
