@@ -102,11 +102,12 @@ def covering_candidates(col: QueryColumn, theta: float, solver: SegmentSolver, r
         if seen > col.total - need:
             break
     slack = col.total - need  # weight a candidate may miss
+    too_wide = col.total - sum(g.weight for g in groups)  # missed by every candidate
     out = []
     for c in solver.feasible(sorted(pool), r, m):
         match = compiled(c.pattern).fullmatch
         every = HEX in c.pattern
-        missed = col.total - sum(g.weight for g in groups)
+        missed = too_wide
         for g in groups:
             if any(match(v) is None for v in (g.values if every else g.values[:1])):
                 missed += g.weight

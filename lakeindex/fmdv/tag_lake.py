@@ -15,8 +15,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession
 from pyspark.sql import functions as F
 
-from lakeindex.index.scan import relative_table
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, relative_table
 from lakeindex.lake.readers import read_table
 
 TAG_SCHEMA = "tbl string, col string, tag string, fpr double, coverage long, n long, reason string"

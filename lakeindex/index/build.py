@@ -33,9 +33,9 @@ from lakeindex import __version__
 from lakeindex.index.build_options import BuildError
 from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
-from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, relative_table, scan_partition
+from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table
 from lakeindex.lake.readers import FORMATS
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
@@ -105,7 +105,7 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
     return meta
 
 
-def _scan(spark: SparkSession, root: str, paths: list[str] | None, total_bytes: int,
+def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
           limits: EnumerationLimits) -> DataFrame:
     par = spark.sparkContext.defaultParallelism
     split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
@@ -114,9 +114,7 @@ def _scan(spark: SparkSession, root: str, paths: list[str] | None, total_bytes: 
     spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
-    if paths is not None:
-        files = files.filter(F.col("path").isin(paths))
+    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE)).filter(F.col("path").isin(paths))
     return files.select("path", "content").mapInArrow(
         partial(scan_partition, root=root, limits=limits.to_dict()), SCAN_SCHEMA)
 

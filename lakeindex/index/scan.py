@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
+from lakeindex.lake.listing import relative_table
 from lakeindex.lake.readers import read_table
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
@@ -114,11 +115,6 @@ def _stats_batch(stats: list[dict]) -> pa.RecordBatch:
         pa.array([STATS] * n, pa.string()), pa.array([s["table"] for s in stats], pa.string()),
         pa.array([0] * n, pa.int64()), pa.array([0] * n, pa.int64()),
         pa.array([json.dumps(s) for s in stats], pa.string())], schema=_ARROW_SCHEMA)
-
-
-def relative_table(path: str, root: str) -> str:
-    """Table name: the file path relative to the lake root."""
-    return path[len(root):].lstrip("/") if path.startswith(root) else path
 
 
 def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,

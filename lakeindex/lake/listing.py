@@ -9,14 +9,19 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
-from pyspark.sql import SparkSession
-
-from lakeindex.index.scan import relative_table
 from lakeindex.lake.readers import FORMATS
 
+if TYPE_CHECKING:
+    from pyspark.sql import SparkSession
+
 SUPPORTED_FILES_RE = "(?i)(" + "|".join(e.replace(".", "\\.") for e in FORMATS) + ")$"
+
+
+def relative_table(path: str, root: str) -> str:
+    """Table name: the file path relative to the lake root."""
+    return path[len(root):].lstrip("/") if path.startswith(root) else path
 
 
 class LakeError(RuntimeError):
