@@ -1,4 +1,4 @@
-"""Progress reporting for long Spark jobs: phase messages and task counts on stderr."""
+"""Progress reporting for long jobs: phase messages, and Spark task counts when there is a SparkContext, on stderr."""
 
 from __future__ import annotations
 
@@ -6,8 +6,10 @@ import sys
 import threading
 import time
 from types import TracebackType
+from typing import TYPE_CHECKING
 
-from pyspark import SparkContext
+if TYPE_CHECKING:  # a Progress without a SparkContext (local work) must not load pyspark
+    from pyspark import SparkContext
 
 
 class Progress:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK
-from query_service.limits import SERVE_WATCH_INTERVAL, Settings
+from query_service.settings import SERVE_WATCH_INTERVAL, Settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:

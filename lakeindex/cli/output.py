@@ -40,35 +40,37 @@ def error(message: str) -> None:
     print(json.dumps({"error": message}, ensure_ascii=False), file=sys.stderr)
 
 
-def bad_input_errors() -> tuple[type[BaseException], ...]:
-    """Exceptions that mean the user's input is wrong (imported lazily: most commands need few modules)."""
-    from lakeindex.checks.checks_file import ChecksFileError
-    from lakeindex.index.build_options import BuildError
-    from lakeindex.index.store import IndexError_
-    from lakeindex.lake.dataset import DatasetError
-    from lakeindex.lake.listing import LakeError
-    from lakeindex.patterns.pattern import PatternError
-    from lakeindex.repository import RepositoryError
-    from lakeindex.spark_session import SparkUnavailable
+# Exceptions that mean the user's input is wrong, by module. Looked up among the modules already loaded
+# when an error happens (an exception class can only be raised once its module is imported), so that a
+# command does not import the checks layer or pyspark just to be able to name their errors.
+BAD_INPUT_CLASSES = (
+    ("lakeindex.cli.output", "UsageError"), ("lakeindex.checks.checks_file", "ChecksFileError"),
+    ("lakeindex.index.build_options", "BuildError"), ("lakeindex.index.store", "IndexError_"),
+    ("lakeindex.lake.dataset", "DatasetError"), ("lakeindex.lake.listing", "LakeError"),
+    ("lakeindex.patterns.pattern", "PatternError"), ("lakeindex.repository.filesystem", "RepositoryError"),
+    ("lakeindex.spark_session", "SparkUnavailable"), ("lakeindex.history.backfill", "PartitionError"),
+)
 
+
+def bad_input_errors() -> tuple[type[BaseException], ...]:
+    """Exception classes that mean the user's input is wrong, among the loaded modules."""
+    classes = [getattr(sys.modules[m], name) for m, name in BAD_INPUT_CLASSES if m in sys.modules]
     # a path of the wrong kind (a directory given as --values, a file as --repo) or unreadable is the
     # user's to fix, like a missing one
     paths = (FileNotFoundError, IsADirectoryError, NotADirectoryError, PermissionError)
-    return (UsageError, IndexError_, PatternError, BuildError, LakeError, *paths, ValueError,
-            SparkUnavailable, ChecksFileError, DatasetError, RepositoryError)
+    return (*classes, *paths, ValueError)
 
 
 def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
     """Run a command function and map its exceptions to exit codes 2 and 3."""
-    bad = bad_input_errors()
     try:
         return func(args)
-    except bad as exc:
-        error(str(exc))
-        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         raise
     except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 3, not a bare traceback's 1
+        if isinstance(exc, bad_input_errors()):
+            error(str(exc))
+            return EXIT_BAD_INPUT
         error(f"internal error: {type(exc).__name__}: {exc}")
         traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL

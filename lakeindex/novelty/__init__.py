@@ -26,7 +26,15 @@ from lakeindex.novelty.features import (
     peculiarity_per_value,
     union_keys,
 )
-from lakeindex.novelty.knn import KNNNoveltyDetector
+
+
+def __getattr__(name: str) -> object:
+    # the detector loads scikit-learn (a second of imports): only the commands that score batches pay it
+    if name == "KNNNoveltyDetector":
+        from lakeindex.novelty.knn import KNNNoveltyDetector
+
+        return KNNNoveltyDetector
+    raise AttributeError(f"module 'lakeindex.novelty' has no attribute {name!r}")
 
 __all__ = [
     "FeatureVector",
