@@ -15,7 +15,6 @@ whitespace has its own token so that padding (issue type 10) changes the pattern
 
 from __future__ import annotations
 
-import functools
 import unicodedata
 
 import numpy as np
@@ -43,29 +42,37 @@ PATTERN_STEPS: tuple[tuple[str, str], ...] = (
 PLACEHOLDER_TOKENS: dict[str, str] = {chr(0xE000 + c): t for c, t in TOKENS.items()}
 
 _ASCII_SPACES = "\t\n\x0b\x0c\r"
-# planes 4-13 are unassigned and 15-16 private use ("other" either way): skip them when scanning
-_SCAN = (range(0, 0x40000), range(0xE0000, 0xE1000))
 _CODE = {"Nd": DIGIT, "L": LETTER, "P": PUNCT, "S": PUNCT, "Z": SPACE}
+_UNKNOWN = 255
+# uint8 class of every code point, filled in on first sight (a full table costs ~0.4 s of unicodedata
+# calls per process, where a batch uses a few hundred distinct code points)
+_TABLE = np.full(0x110000, _UNKNOWN, dtype=np.uint8)
 
 
-@functools.cache
-def class_table() -> np.ndarray:
-    """uint8 class of every code point (0..0x10FFFF), built once from ``unicodedata`` (~0.3 s)."""
-    table = np.zeros(0x110000, dtype=np.uint8)
-    for block in _SCAN:
-        codes = [_CODE.get(c if c == "Nd" else c[0], OTHER)
-                 for c in map(unicodedata.category, map(chr, block))]
-        table[block.start:block.stop] = codes
-    for ch in _ASCII_SPACES:
-        table[ord(ch)] = SPACE
-    return table
+def _category(cp: int) -> int:
+    ch = chr(cp)
+    if ch in _ASCII_SPACES:
+        return SPACE
+    c = unicodedata.category(ch)
+    return _CODE.get(c if c == "Nd" else c[0], OTHER)
+
+
+def class_of(cps: np.ndarray) -> np.ndarray:
+    """The class (``DIGIT``, ``LETTER``, ...) of each code point."""
+    cls = _TABLE[cps]
+    unknown = cls == _UNKNOWN
+    if unknown.any():
+        new = np.unique(cps[unknown])
+        _TABLE[new] = [_category(int(cp)) for cp in new]
+        cls = _TABLE[cps]
+    return cls
 
 
 def _classify(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Class of every code point of the concatenated values, and the values' lengths in code points."""
     lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
     cps = np.frombuffer("".join(values).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
-    return class_table()[cps], lengths
+    return class_of(cps), lengths
 
 
 def class_counts(values: list[str]) -> dict[str, np.ndarray]:

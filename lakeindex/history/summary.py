@@ -14,19 +14,23 @@ Definitions shared by both constructors:
   (text that is not a number, NaN and ±inf are not complete); for categorical columns a non-null value that
   is not the empty string. Text lengths are averaged over all non-null values, empty strings included.
 * **distinct / singletons**: distinct complete values (numbers compared as doubles, text exactly) and how
-  many occur once. Exact while the column has at most ``exact_distinct_limit`` distinct values; above it
-  Spark reports its HLL estimate, singletons are unknown and value frequencies are not kept
-  (``values_tracked`` false) — pandas applies the same rule to its exact count.
+  many occur once. Singletons and value frequencies are kept while the column has at most
+  ``exact_distinct_limit`` distinct values (``values_tracked``). The distinct count is exact in pandas, and
+  in Spark whenever its HLL estimate is within 110% of the limit (the values are then grouped and counted,
+  so the limit is applied to the exact count); far above it Spark reports the HLL estimate
+  (``distinct_exact`` false), the one place where the two constructors differ.
 * **quantiles**: at ``QUANTILE_GRID`` (109 points: q = 0, 0.01, ..., 1 plus 0.0001, 0.001, 0.002, 0.005 and
   their mirror images, because the extreme 1% decides EMD on heavy-tailed data), inverted-CDF (the smallest
-  value v with F(v) ≥ q, as DataSketches KLL with inclusive ranks and Spark's percentile_approx return):
-  exact in pandas, from a KLL sketch (k = 400, rank error ≈ 0.7%) in Spark, exact there too below 400 values.
+  value v with F(v) ≥ q, numpy's ``inverted_cdf``): exact in pandas, and in Spark whenever the column's
+  values are grouped (see distinct); above that, from a KLL sketch (k = 400, rank error ≈ 0.7%) with
+  inclusive ranks, the same definition approximated.
 * **value / pattern frequencies** (categorical only): counts of the ``top_k`` most frequent complete values
   and of their Algorithm-2 patterns (ties broken by the smaller string), plus the count of the rest.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -152,12 +156,31 @@ def to_numbers(series: pd.Series) -> np.ndarray:
     if has_numeric_dtype(s) or pd.api.types.is_bool_dtype(s.dtype):
         out = s.astype("float64").to_numpy(copy=True)
     else:
-        text = to_text(s)
-        ok = text.str.fullmatch(chars.NUMBER_BODY).eq(True).to_numpy()
-        out = np.full(len(text), np.nan)
-        if ok.any():
-            out[ok] = text[ok].str.strip().astype("float64").to_numpy()
+        out = parse_numbers(to_text(s).to_numpy(dtype=object))
     out[~np.isfinite(out)] = np.nan
+    return out
+
+
+_NUMBER = re.compile(chars.NUMBER_BODY)
+_PARSED: dict[str, float] = {}  # text → number (NaN: not a number); memoised across calls, bounded
+_PARSED_MAX = 1_000_000
+
+
+def parse_numbers(text: np.ndarray) -> np.ndarray:
+    """Text values (object array, None for nulls) as float64: NaN for nulls and text that is not a number.
+
+    Each distinct text is parsed once per process and remembered (up to a million entries): the synthetic
+    issues of a batch re-parse the same column's values some hundred times."""
+    get = _PARSED.get
+    out = np.fromiter((get(v, np.nan) if v is not None else np.nan for v in text), dtype=float, count=len(text))
+    unknown = {v for v, x in zip(text, out, strict=True) if v is not None and x != x and v not in _PARSED}
+    if unknown:
+        if len(_PARSED) + len(unknown) > _PARSED_MAX:
+            _PARSED.clear()
+        for v in unknown:
+            _PARSED[v] = float(v.strip()) if _NUMBER.fullmatch(v) else np.nan
+        out = np.fromiter((get(v, np.nan) if v is not None else np.nan for v in text), dtype=float,
+                          count=len(text))
     return out
 
 
@@ -172,8 +195,15 @@ def top_counts(counts: pd.Series, top_k: int) -> tuple[dict[str, float], float]:
         keys, n = keys[keep], n[keep]
     by_key = np.argsort(keys, kind="stable")
     order = by_key[np.argsort(-n[by_key], kind="stable")][:top_k]
-    top = {keys[i]: plain_number(n[i]) for i in order}
-    return top, plain_number(counts.sum() - sum(top.values()))
+    top = dict(zip(keys[order].tolist(), plain_numbers(n[order]), strict=True))
+    return top, plain_number(counts.sum() - n[order].sum())
+
+
+def plain_numbers(x: np.ndarray) -> list[float]:
+    """``plain_number`` of each element (vectorised for the common all-integral case)."""
+    if len(x) and np.all(np.isfinite(x)) and np.all(x == np.floor(x)) and np.all(np.abs(x) < 2**53):
+        return x.astype(np.int64).tolist()
+    return [plain_number(v) for v in x]
 
 
 def plain_number(x: Any) -> float:
@@ -183,18 +213,25 @@ def plain_number(x: Any) -> float:
 
 
 class TextCache:
-    """Per-value text features (lengths and pattern), shared across the many summaries of one column."""
+    """Per-value text features (the four lengths and the pattern), shared across the many summaries of one
+    column: a row of ``lengths`` and an entry of ``patterns`` per value, found through ``index``."""
 
     def __init__(self) -> None:
-        self.features: dict[str, tuple[int, int, int, int, str]] = {}
+        self.index: dict[str, int] = {}
+        self.lengths = np.zeros((0, len(LENGTH_KEYS)), dtype=np.int64)
+        self.patterns: list[str] = []
 
-    def lookup(self, values: list[str]) -> list[tuple[int, int, int, int, str]]:
-        missing = [v for v in values if v not in self.features]
+    def lookup(self, values: list[str]) -> np.ndarray:
+        """Row numbers of ``values`` in ``lengths`` / ``patterns``, computing the values not seen yet."""
+        get = self.index.get
+        missing = list(dict.fromkeys(v for v in values if get(v) is None))
         if missing:
             counts = chars.class_counts(missing)
-            columns = [counts[k].tolist() for k in LENGTH_KEYS] + [chars.patterns(missing)]
-            self.features.update(zip(missing, zip(*columns, strict=True), strict=True))
-        return [self.features[v] for v in values]
+            start = len(self.patterns)
+            self.lengths = np.vstack([self.lengths, np.column_stack([counts[k] for k in LENGTH_KEYS])])
+            self.patterns.extend(chars.patterns(missing))
+            self.index.update(zip(missing, range(start, start + len(missing)), strict=True))
+        return np.fromiter((self.index[v] for v in values), dtype=np.int64, count=len(values))
 
 
 def summarize_series(series: pd.Series, kind: str | None = None, *, top_k: int = DEFAULT_TOP_K,
@@ -232,11 +269,11 @@ def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
     text = to_text(series)
     counts = text.value_counts(dropna=True, sort=False)
     non_null = int(counts.sum())
-    feats = cache.lookup(list(counts.index))
+    rows_of = cache.lookup(list(counts.index))
     weights = counts.to_numpy(dtype=float)
-    length_sums = {k: plain_number(np.dot(weights, [f[i] for f in feats])) if feats else 0
-                   for i, k in enumerate(LENGTH_KEYS)}
-    complete_mask = counts.index != ""
+    sums = weights @ cache.lengths[rows_of] if len(rows_of) else np.zeros(len(LENGTH_KEYS))
+    length_sums = dict(zip(LENGTH_KEYS, plain_numbers(np.asarray(sums, dtype=float)), strict=True))
+    complete_mask = (counts.index != "") if len(counts) else np.zeros(0, dtype=bool)
     complete = counts[complete_mask]
     distinct = len(complete)
     tracked = distinct <= limit
@@ -245,7 +282,7 @@ def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
                             values_tracked=tracked, top_k=top_k)
     if tracked:
         summary.value_counts, summary.value_other = top_counts(complete, top_k)
-    pats = pd.Series(complete.to_numpy(), index=[f[4] for f, c in zip(feats, complete_mask, strict=True) if c])
+    pattern_of = [cache.patterns[r] for r in rows_of[np.asarray(complete_mask, dtype=bool)]]
+    pats = pd.Series(complete.to_numpy(), index=pattern_of)
     summary.pattern_counts, summary.pattern_other = top_counts(pats.groupby(level=0).sum(), top_k)
     return summary
-
