@@ -29,6 +29,24 @@ def read_data(args: argparse.Namespace) -> Any:
                         schema=getattr(args, "schema", None))
 
 
+def read_batch(args: argparse.Namespace) -> Any:
+    """A history command's DATA: pandas for a small local batch (no JVM, ``lakeindex.lake.local_dataset``),
+    else a Spark DataFrame. ``--engine spark`` always starts Spark; ``--engine local`` refuses rather than
+    falling back, naming what only Spark can read."""
+    engine = getattr(args, "engine", "spark")
+    if engine != "spark":
+        from lakeindex.lake.local_dataset import read_local
+
+        got = read_local(args.data, args.format, infer_schema=args.infer_schema, schema=getattr(args, "schema", None))
+        if got.frame is not None:
+            return got.frame
+        if engine == "local":
+            from lakeindex.lake.dataset import DatasetError
+
+            raise DatasetError(f"{args.data}: --engine local cannot read it ({got.reason}); use --engine spark")
+    return read_data(args)
+
+
 @contextlib.contextmanager
 def progress(args: argparse.Namespace, df: Any, what: str) -> Iterator[None]:
     """Phase and task-count lines on stderr while the Spark work of a command runs (``--quiet`` hides them)."""
@@ -46,7 +64,8 @@ def selected_columns(args: argparse.Namespace) -> list[str] | None:
 
 
 def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
-                       what: str = "a CSV/TSV/Parquet/JSONL file or a directory of one table's files") -> None:
+                       what: str = "a CSV/TSV/Parquet/JSONL file or a directory of one table's files",
+                       local_engine: bool = False) -> None:
     """DATA and the options of reading it, the same for every command that scans data.
 
     Each command states its default for CSV/TSV/JSONL columns: ``typed`` (Spark's schema inference) where
@@ -65,4 +84,9 @@ def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
                    help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
                         "pass; unparsable values become null)")
     p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
+    if local_engine:
+        p.add_argument("--engine", choices=["auto", "local", "spark"], default="auto",
+                       help="auto (default): read a local batch of at most 50 MB with pandas/Arrow, without a "
+                            "JVM, when Spark's reader would give the same rows, else Spark; local: never Spark; "
+                            "spark: always Spark")
     p.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
