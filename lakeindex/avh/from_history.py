@@ -48,7 +48,9 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
         if len(history) < MIN_HISTORY:
             skipped[column] = f"only {len(history)} clean batches (need {MIN_HISTORY})"
             continue
-        issues = latest.issue_features.get(column)
+        # the latest batch's synthetic-issue features, or the newest clean batch's that has them (a flagged
+        # batch accepted later has none: they are computed only for batches recorded as accepted)
+        issues = next((r.issue_features[column] for r in reversed(records) if r.issue_features.get(column)), None)
         if not issues:
             skipped[column] = "no synthetic-issue features for the latest batch"
             continue

@@ -11,7 +11,7 @@ import argparse
 import time
 from typing import Any
 
-from lakeindex.cli.data import add_data_arguments, read_data
+from lakeindex.cli.data import add_data_arguments, read_batch, read_data
 from lakeindex.cli.output import EXIT_OK, emit, emit_line, verdict
 
 
@@ -23,12 +23,33 @@ def _history(args: argparse.Namespace) -> Any:
 
 def cmd_history_add(args: argparse.Namespace) -> int:
     history = _history(args)
-    record = history.add(read_data(args), args.batch, timestamp_ms=args.timestamp)
+    record = history.add(read_batch(args), args.batch, timestamp_ms=args.timestamp)
     emit({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
             "columns": {c: s.kind for c, s in record.summaries.items()},
             "features_per_column": {c: len(f) for c, f in record.features.items()},
             "clean_batches": len(history.records(light=True))})
     return EXIT_OK
+
+
+def cmd_history_backfill(args: argparse.Namespace) -> int:
+    from lakeindex.history.backfill import backfill, list_partitions
+    from lakeindex.progress import Progress
+
+    parts, left_out = list_partitions(args.data, args.batch_from)
+    history = _history(args)
+    t = time.perf_counter()
+    with Progress(None, enabled=not args.quiet) as prog:
+        prog.say(f"backfill: {len(parts)} partitions of {args.data}")
+        out = backfill(history, parts, lambda path: read_batch(_with_data(args, path)), say=prog.say)
+    out["entries_left_out"] = left_out
+    out["clean_batches"] = len(history.records(light=True))
+    out["seconds"] = round(time.perf_counter() - t, 2)
+    emit(out)
+    return EXIT_OK
+
+
+def _with_data(args: argparse.Namespace, path: str) -> argparse.Namespace:
+    return argparse.Namespace(**{**vars(args), "data": path})
 
 
 def cmd_history_list(args: argparse.Namespace) -> int:
@@ -57,14 +78,14 @@ def cmd_avh_learn(args: argparse.Namespace) -> int:
 
 
 def _profile_candidate(args: argparse.Namespace) -> tuple[list[Any], Any, float]:
-    """The clean history, the batch profiled against it (one Spark pass) and the pass's seconds."""
-    from lakeindex.history.batches import profile_batch
+    """The clean history, the batch profiled against it (pandas or one Spark pass) and the profile's seconds."""
+    from lakeindex.history.batches import profile
 
     clean = _history(args).records(light=True)
     if not clean:
         raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
     t = time.perf_counter()
-    new = profile_batch(read_data(args), "candidate", clean[-1])
+    new = profile(read_batch(args), "candidate", clean[-1], issues=False)  # checked, never recorded
     return clean, new, time.perf_counter() - t
 
 
@@ -76,7 +97,7 @@ def cmd_avh_check(args: argparse.Namespace) -> int:
     signal = AVHSignal(args.delta, args.window, args.max_clauses).evaluate(BatchUnderTest(new, clean))
     flagged = signal["status"] == "failed"
     emit({"verdict": "flagged" if flagged else "passed", **signal,
-          "timing": {"summary_pass_s": round(spark_s, 3),
+          "timing": {"profile_s": round(spark_s, 3),
                      "learn_and_check_ms": round((time.perf_counter() - t) * 1000, 1)}})
     return verdict(flagged)
 
@@ -97,7 +118,8 @@ def cmd_validate_batch(args: argparse.Namespace) -> int:
     checks = load_checks(args.checks) if args.checks else None
     batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
     validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window)
-    report = validator.validate_frame(read_data(args), _history(args), batch_id, record=not args.dry_run,
+    data = read_data(args) if checks else read_batch(args)  # declared checks run on a Spark DataFrame
+    report = validator.validate_frame(data, _history(args), batch_id, record=not args.dry_run,
                                       timestamp_ms=args.timestamp)
     emit(report)
     return verdict(report["verdict"] == "flagged")
@@ -107,7 +129,8 @@ def _repo_args(p: argparse.ArgumentParser, data: bool = False) -> None:
     p.add_argument("--repo", required=True, help="metrics repository directory")
     p.add_argument("--dataset", required=True, help="dataset name in the repository")
     if data:
-        add_data_arguments(p, typed=False, what="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files")
+        add_data_arguments(p, typed=False, what="the batch: a CSV/TSV/Parquet/JSONL file or a directory of its files",
+                           local_engine=True)
 
 
 def _avh_args(p: argparse.ArgumentParser) -> None:
@@ -125,6 +148,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     add.add_argument("--batch", required=True, help="batch id (e.g. the partition date)")
     add.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
     add.set_defaults(func=cmd_history_add)
+    bf = hs.add_parser("backfill", help="record many past partitions as clean batches, in order, in one run "
+                                        "(resumable: batches already recorded are skipped)")
+    _repo_args(bf)
+    add_data_arguments(bf, typed=False, local_engine=True,
+                       what="a directory of partitions: data files or sub-directories, one batch each")
+    bf.add_argument("--batch-from", default=None,
+                    help="regex searched in each partition's path to give its batch id (the group named 'batch', "
+                         "else group 1), e.g. 'week=(\\d{4}-\\d\\d-\\d\\d)'; default: the name without "
+                         "extension. Batches are recorded in id order; ISO-date ids become their timestamps")
+    bf.set_defaults(func=cmd_history_backfill)
     ls = hs.add_parser("list", help="the stored batches with their status (JSON lines)")
     _repo_args(ls)
     ls.set_defaults(func=cmd_history_list)

@@ -1,13 +1,16 @@
 """Batch history of a recurring dataset, kept in the metrics repository.
 
 Adding a batch costs one Spark summary pass (``summarize_dataframe``: one aggregation plus one grouped
-job) and one bounded sample (at most ``SAMPLE_ROWS`` rows reach the driver). Everything later steps need
+job) and one bounded sample (at most ``SAMPLE_ROWS`` rows reach the driver), or, for a small batch already
+in memory, one pandas pass (``summarize_series``) over the same definitions. Everything later steps need
 is derived then and stored as metrics of the batch's result key, so learning never re-reads old data:
 
 - ``ColumnSummary(column=…)``: the summary (two-distribution metrics against the next batch need it);
 - ``HistoryFeatures(column=…)``: AVH Tables 3-4 metrics against the previous accepted batch (a dict);
-- ``IssueFeatures(column=…)``: features of this batch with each synthetic issue injected (AVH learning
-  uses those of the latest accepted batch), computed on the sample and scaled to the batch size;
+- ``IssueFeatures(column=…)``: features of this batch with each synthetic issue injected, computed on the
+  sample and scaled to the batch size. AVH learning needs them for the latest accepted batch only, so
+  they are computed once, when a batch is recorded as accepted (``history add``, a passing
+  ``validate-batch``, the last batch of a backfill), never when a batch is only checked;
 - ``NoveltyFeatures()``: the kNN detector's feature vector (EDBT 2021 §4);
 - ``ValueSample(column=…)``: up to ``VALUE_SAMPLE`` values of each text column, for pattern rules;
 - ``BatchStatus()``: accepted or flagged (flagged batches stay out of the clean history until accepted).
@@ -19,6 +22,8 @@ repository's last write wins).
 from __future__ import annotations
 
 import math
+import os
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +44,7 @@ if TYPE_CHECKING:
 SAMPLE_ROWS = 5000
 VALUE_SAMPLE = 1000
 ACCEPTED, FLAGGED = "accepted", "flagged"
+ISSUE_FEATURES_LOOKBACK = 10  # clean batches searched for synthetic-issue features when the newest has none
 LIGHT_METRICS = ["BatchStatus", "NoveltyFeatures", "HistoryFeatures"]
 
 
@@ -55,6 +61,10 @@ class BatchRecord:
     status: str = ACCEPTED
     timestamp_ms: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
+    # the bounded sample the record was profiled on: kept in memory (never stored) so that the
+    # synthetic-issue features can be added once the batch is known to be accepted
+    sample: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    previous: BatchRecord | None = field(default=None, repr=False, compare=False)
 
     def key(self) -> ResultKey:
         return ResultKey(self.timestamp_ms, {"batch": self.batch_id})
@@ -117,37 +127,95 @@ def _previous_kinds(previous: BatchRecord | None) -> dict[str, str]:
 
 
 def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataFrame, rows: int,
-            previous: BatchRecord | None, seed: int) -> BatchRecord:
-    """Features against ``previous``, synthetic-issue features (on the sample, scaled to ``rows``) and samples."""
-    scale = rows / len(sample) if len(sample) else 1.0
-    feats, issues, values = {}, {}, {}
+            previous: BatchRecord | None, seed: int, issues: bool) -> BatchRecord:
+    """Features against ``previous``, value samples and, with ``issues``, the synthetic-issue features."""
+    feats, values = {}, {}
     for c, s in summaries.items():
         prev = previous.summaries.get(c) if previous is not None else None
         feats[c] = history_features(prev, s)
-        if len(sample) and c in sample.columns:
-            issues[c] = issue_features(prev, sample, c, seed=seed, scale=scale, kind=s.kind)
-            if s.kind != NUMERIC:
-                values[c] = sample[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
-    return BatchRecord(batch_id, summaries, feats, issues, novelty_features(summaries, sample), values,
-                       notes={"rows": rows, "sample_rows": len(sample)})
+        if len(sample) and c in sample.columns and s.kind != NUMERIC:
+            values[c] = sample[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
+    record = BatchRecord(batch_id, summaries, feats, {}, novelty_features(summaries, sample), values,
+                         notes={"rows": rows, "sample_rows": len(sample)}, sample=sample, previous=previous)
+    if issues:
+        add_issue_features(record, seed)
+    return record
 
 
-def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0) -> BatchRecord:
-    """Summaries (one Spark pass), features against ``previous``, synthetic-issue features and samples."""
+def add_issue_features(record: BatchRecord, seed: int = 0, workers: int | None = None) -> BatchRecord:
+    """The synthetic-issue features of a profiled batch (on its sample, scaled to its rows), in place; a
+    no-op when they are there already or the sample is gone (a record read back from the repository).
+
+    Columns are independent, so they are spread over ``workers`` forked processes (default: one per core
+    when the calling process is single-threaded; forking a threaded process, such as the service or a
+    Spark driver, could copy a held lock, so those compute in process). Results do not depend on it: each
+    variant draws from its own seeded generator."""
+    sample = record.sample
+    if record.issue_features or sample is None or not len(sample):
+        return record
+    scale = (record.notes.get("rows") or len(sample)) / len(sample)
+    previous = record.previous
+    jobs = [(previous.summaries.get(c) if previous is not None else None, c, s.kind)
+            for c, s in record.summaries.items() if c in sample.columns]
+    if workers is None:
+        workers = min(len(jobs), os.cpu_count() or 1) if threading.active_count() == 1 and _can_fork() else 1
+    if workers > 1 and len(jobs) > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            pending = {c: pool.apply_async(issue_features, (prev, sample, c), {"seed": seed, "scale": scale,
+                                                                              "kind": kind})
+                       for prev, c, kind in jobs}
+            record.issue_features = {c: p.get() for c, p in pending.items()}
+    else:
+        record.issue_features = {c: issue_features(prev, sample, c, seed=seed, scale=scale, kind=kind)
+                                 for prev, c, kind in jobs}
+    return record
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0,
+                  issues: bool = True) -> BatchRecord:
+    """Summaries (one Spark pass), features against ``previous``, samples and (``issues``) issue features."""
     from lakeindex.history.spark_summary import summarize_dataframe
 
     summaries = summarize_dataframe(df, _previous_kinds(previous))
     rows = int(next(iter(summaries.values())).row_count) if summaries else 0
-    return _record(batch_id, summaries, bounded_sample(df, rows), rows, previous, seed)
+    return _record(batch_id, summaries, bounded_sample(df, rows), rows, previous, seed, issues)
 
 
-def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0) -> BatchRecord:
-    """``profile_batch`` for a small batch already in memory (the service's path): pandas, no Spark."""
+def frame_sample(pdf: pd.DataFrame, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame:
+    """The pandas twin of ``bounded_sample``: the whole batch up to ``n`` rows (in order, as Spark's
+    ``limit`` gives a single file), else a uniform sample of ``n`` rows (other rows than Spark's
+    Bernoulli sample draws; both are uniform)."""
+    if len(pdf) <= n:
+        return pdf.reset_index(drop=True)
+    return pdf.sample(n=n, random_state=seed).sort_index().reset_index(drop=True)
+
+
+def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0,
+                  issues: bool = True) -> BatchRecord:
+    """``profile_batch`` for a small batch already in memory (local files, the service): pandas, no Spark."""
     from lakeindex.history.summary import summarize_series
 
     kinds = _previous_kinds(previous)
     summaries = {str(c): summarize_series(pdf[c], kinds.get(str(c))) for c in pdf.columns}
-    return _record(batch_id, summaries, pdf, len(pdf), previous, seed)
+    return _record(batch_id, summaries, frame_sample(pdf), len(pdf), previous, seed, issues)
+
+
+def profile(data: Any, batch_id: str, previous: BatchRecord | None, seed: int = 0,
+            issues: bool = True) -> BatchRecord:
+    """``profile_frame`` for a pandas DataFrame, ``profile_batch`` for a Spark one."""
+    import pandas as pd
+
+    if isinstance(data, pd.DataFrame):
+        return profile_frame(data, batch_id, previous, seed, issues)
+    return profile_batch(data, batch_id, previous, seed, issues)
 
 
 class EmptyBatch(ValueError):
@@ -176,6 +244,16 @@ class BatchHistory:
         if light and recs:
             full = self.repo.get(self.dataset, recs[-1].key())
             recs[-1] = BatchRecord.from_metrics(full.key, full.metrics) if full is not None else recs[-1]
+            # a batch accepted after being flagged has no issue features: learning then uses those of the
+            # newest clean batch that has them, loaded here (usually the one before)
+            for i in range(len(recs) - 1, max(-1, len(recs) - 1 - ISSUE_FEATURES_LOOKBACK), -1):
+                if i < len(recs) - 1:
+                    got = self.repo.get(self.dataset, recs[i].key())
+                    if got is None:
+                        continue
+                    recs[i] = BatchRecord.from_metrics(got.key, got.metrics)
+                if recs[i].issue_features:
+                    break
         return recs
 
     def latest(self, status: str | None = ACCEPTED) -> BatchRecord | None:
@@ -213,12 +291,14 @@ class BatchHistory:
         """Release a claim whose batch could not be recorded, so that the id can be retried."""
         self.repo.release(self.dataset, f"batch:{batch_id}")
 
-    def add(self, df: DataFrame, batch_id: str, status: str = ACCEPTED, timestamp_ms: int | None = None,
-            seed: int = 0) -> BatchRecord:
-        """Profile ``df`` against the latest accepted batch and store it; a batch id may be added once."""
+    def add(self, df: DataFrame | pd.DataFrame, batch_id: str, status: str = ACCEPTED,
+            timestamp_ms: int | None = None, seed: int = 0, issues: bool = True) -> BatchRecord:
+        """Profile ``df`` (Spark or pandas) against the latest accepted batch and store it; a batch id may be
+        added once. ``issues=False`` skips the synthetic-issue features (a backfill's batches that will not
+        be the latest)."""
         self.claim(batch_id)
         try:
-            record = profile_batch(df, batch_id, self.latest(), seed=seed)
+            record = profile(df, batch_id, self.latest(), seed=seed, issues=issues and status == ACCEPTED)
             if not record.notes.get("rows"):
                 raise EmptyBatch(f"batch {batch_id!r} has no rows (a header-only file?): a clean batch needs data")
             record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)

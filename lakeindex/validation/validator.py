@@ -2,7 +2,7 @@
 
 Signals (each its own module here), all learned from the dataset's clean history in the metrics
 repository: **schema**, **avh**, **novelty**, **patterns** (with a pattern index) and **checks**
-(declared checks). The batch costs one Spark summary pass (or a pandas one, in the service) and one
+(declared checks). The batch costs one Spark summary pass (or a pandas one for a small local batch) and one
 bounded sample, plus one pass for declared checks. It is recorded as accepted when nothing fails and
 as flagged otherwise; flagged batches stay out of the clean history until ``lakeindex history accept``.
 
@@ -16,7 +16,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.avh.from_history import DEFAULT_DELTA
-from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, profile_batch
+from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, add_issue_features, profile
 from lakeindex.validation.avh import AVHSignal
 from lakeindex.validation.checks import ChecksSignal
 from lakeindex.validation.novelty import NoveltySignal
@@ -25,6 +25,7 @@ from lakeindex.validation.schema import SchemaSignal
 from lakeindex.validation.signal import BatchUnderTest, Signal
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import DataFrame
 
     from lakeindex.checks import Check
@@ -47,21 +48,23 @@ class BatchValidator:
             signals.append(ChecksSignal(checks))
         return cls(signals)
 
-    def validate_frame(self, df: DataFrame, history: BatchHistory, batch_id: str, record: bool = True,
+    def validate_frame(self, df: DataFrame | pd.DataFrame, history: BatchHistory, batch_id: str, record: bool = True,
                        timestamp_ms: int | None = None) -> dict[str, Any]:
-        """Profile the batch with Spark (one pass), then :meth:`validate`."""
+        """Profile the batch (one Spark pass, or pandas for a frame in memory), then :meth:`validate`."""
         history.ensure_new(batch_id)
         clean = history.records(ACCEPTED, light=True)
         t0 = time.perf_counter()
-        new = profile_batch(df, batch_id, clean[-1] if clean else None)
+        new = profile(df, batch_id, clean[-1] if clean else None, issues=False)
         summary_s = time.perf_counter() - t0
         report = self.validate(history, new, clean, df, record, timestamp_ms)
-        report["timing"]["summary_pass_s"] = round(summary_s, 3)
+        report["timing"]["profile_s"] = round(summary_s, 3)
         return report
 
     def validate(self, history: BatchHistory, new: BatchRecord, clean: list[BatchRecord],
                  df: DataFrame | None = None, record: bool = True, timestamp_ms: int | None = None) -> dict[str, Any]:
-        """The signals and the report for a batch already profiled (by Spark or, in the service, by pandas)."""
+        """The signals and the report for a batch already profiled (by Spark or pandas). A batch recorded as
+        accepted gets its synthetic-issue features now (it becomes the batch AVH learns from); a checked or
+        flagged one never pays for them."""
         t1 = time.perf_counter()
         batch = BatchUnderTest(new, clean, df)
         signals = [s.evaluate(batch) for s in self.signals]
@@ -77,6 +80,10 @@ class BatchValidator:
             if failing:
                 new.notes["failing_signals"] = failing
             try:
+                if not failing:  # it becomes the batch AVH learns from next
+                    t2 = time.perf_counter()
+                    add_issue_features(new)
+                    report["timing"]["issue_features_s"] = round(time.perf_counter() - t2, 3)
                 history.save(new)
             except BaseException:
                 history.unclaim(new.batch_id)

@@ -68,7 +68,7 @@ def validate_batch(request: Request, body: BatchRequest,
     if not clean:  # the service profiles against the latest clean batch: onboarding goes through the CLI
         raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
     pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
-    new = profile_frame(pdf, body.batch, clean[-1])
+    new = profile_frame(pdf, body.batch, clean[-1], issues=False)  # added by validate() if accepted
     try:
         return validator.validate(history, new, clean, record=body.record)
     except BatchAlreadyRecorded as exc:  # another request recorded this id meanwhile
