@@ -13,7 +13,7 @@ median of ``--runs``, on a copy of a prepared repository so each run starts from
    (``bench/avh_latency.py``'s daily orders, 6 columns), backfilled once: the same five commands.
 
 Each command runs with the default engine (``auto``: pandas/Arrow for these local files, no JVM) and,
-with ``--spark``, once more with ``--engine spark`` for comparison. Results go to stdout as JSON.
+with ``--spark``, once more with ``--engine spark`` for comparison (the backfill too). Results go to stdout as JSON.
 """
 
 from __future__ import annotations
@@ -112,15 +112,16 @@ def timed_commands(repo: Path, batch: Path, runs: int, engine: str) -> dict[str,
     return out
 
 
-def backfill(parts: Path, repo: Path, runs: int) -> dict:
+def backfill(parts: Path, repo: Path, runs: int, engine: str = "auto") -> dict:
     times = []
     for _ in range(runs):
         shutil.rmtree(repo, ignore_errors=True)
-        seconds, code, result = lakeindex("history", "backfill", "--repo", str(repo), "--dataset", DATASET, str(parts))
+        seconds, code, result = lakeindex("history", "backfill", "--repo", str(repo), "--dataset", DATASET, str(parts),
+                                          "--engine", engine)
         if code != 0 or len(result.get("recorded", [])) != len(list(parts.iterdir())):
             raise SystemExit(f"backfill of {parts} failed: {result}")
         times.append(seconds)
-    print(f"backfill {parts.name}: {statistics.median(times):.2f} s", file=sys.stderr)
+    print(f"backfill {parts.name} ({engine}): {statistics.median(times):.2f} s", file=sys.stderr)
     return {"median_s": round(statistics.median(times), 2), "runs_s": [round(t, 2) for t in times],
             "partitions": len(list(parts.iterdir())), "engines": result.get("engines")}
 
@@ -140,6 +141,8 @@ def main() -> None:
     parts, first, _ = write_small(OUT)
     repo = OUT / "repo-1k"
     result["backfill_53x1000"] = backfill(parts, repo, args.runs)
+    if args.spark:  # the same partitions through Spark, summarised in runs (into a scratch repository)
+        result["backfill_53x1000_spark"] = backfill(parts, OUT / "repo-1k-spark", args.runs, "spark")
     result["batch_1000_rows"] = {e: timed_commands(repo, first, args.runs, e) for e in engines}
     if not args.skip_big:
         big_parts, big = write_big(OUT, args.big_history)

@@ -29,7 +29,7 @@ from lakeindex.avh.from_history import MIN_HISTORY, learn_dataset_programs
 from lakeindex.cli import main
 from lakeindex.history.backfill import backfill, list_partitions
 from lakeindex.history.batch_metrics import chisquare
-from lakeindex.history.batches import BatchHistory, profile
+from lakeindex.history.batches import BatchHistory, EmptyBatch, profile
 from lakeindex.history.kinds import CATEGORICAL, NUMERIC
 from lakeindex.history.spark_summary import quantile_ranks, summarize_dataframe
 from lakeindex.history.summary import QUANTILE_GRID, summarize_series
@@ -576,6 +576,18 @@ def _same_floats(a: dict, b: dict) -> bool:
     return True
 
 
+def _close_floats(a: dict, b: dict) -> bool:
+    if a.keys() != b.keys():
+        return False
+    for k in a:
+        if isinstance(a[k], dict):
+            if not _close_floats(a[k], b[k]):
+                return False
+        elif not (math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a[k]) and math.isnan(b[k]))):
+            return False
+    return True
+
+
 def test_backfilled_features_equal_history_add_one_by_one(resumed, tmp_path):
     ids, root = resumed["ids"], resumed["root"]
     reference = BatchHistory(str(tmp_path / "repo"), "orders")
@@ -685,3 +697,60 @@ def test_issue_features_only_for_batches_recorded_as_accepted(tmp_path, batches)
     assert not any("synthetic-issue" in reason for reason in programs.skipped.values()), programs.skipped
     assert "amount" in programs.programs
     assert set(programs.programs) | set(programs.skipped) == set(frame.columns)
+
+
+# ------------------------------------------------------------------- backfill through Spark, in runs
+
+
+def test_spark_runs_record_what_one_by_one_records(spark, tmp_path, batches):
+    """Seven partition files read by Spark, in runs of three scanned together, with a column added from the
+    fifth on (a new run starts at a schema change): the same records as pandas `history add` one by one."""
+    root = tmp_path / "parts"
+    frames = [b.head(300).copy() for b in batches[:7]]
+    for f in frames[4:]:
+        f["channel"] = np.where(np.arange(len(f)) % 3 == 0, "web", "store")
+    ids = write_partitions(root, frames)
+    parts, _ = list_partitions(str(root))
+    history = BatchHistory(str(tmp_path / "repo"), "orders")
+    together: list[int] = []
+
+    def read_together(paths: list[str]):
+        together.append(len(paths))
+        return read_dataset(spark, paths, infer_schema=False)
+
+    out = backfill(history, parts, lambda p: read_dataset(spark, p, infer_schema=False), read_together=read_together,
+                   run_size=3)
+    assert together == [3, 3]  # partitions 1-3 and 5-7; the 4th alone (the 5th has another schema)
+    assert out["recorded"] == ids and out["engines"] == {"local": 0, "spark": 7}
+    reference = BatchHistory(str(tmp_path / "ref"), "orders")
+    for k, batch_id in enumerate(ids):
+        reference.add(read_frame(str(root / f"{batch_id}.tsv")), batch_id, timestamp_ms=utc_midnight_ms(batch_id),
+                      issues=k == len(ids) - 1)
+    ref = {r.batch_id: r for r in reference.records(None)}
+    got = {r.batch_id: r for r in history.records(None)}
+    assert list(got) == ids
+    for batch_id in ids:  # float sums (and what derives from them) equal up to summation order
+        g, r = got[batch_id], ref[batch_id]
+        assert g.summaries.keys() == r.summaries.keys()
+        for c in r.summaries:
+            assert_same_summary(r.summaries[c], g.summaries[c], c)
+        assert _close_floats(g.features, r.features), batch_id
+        assert _close_floats(g.novelty, r.novelty), batch_id
+        assert g.value_samples == r.value_samples, batch_id
+    assert "channel" in got[ids[4]].summaries and "channel" not in got[ids[3]].summaries
+    assert _close_floats(got[ids[-1]].issue_features, ref[ids[-1]].issue_features)
+    assert [r.batch_id for r in history.records(None) if r.issue_features] == [ids[-1]]
+
+
+def test_spark_run_stops_at_an_empty_partition(spark, tmp_path, batches):
+    root = tmp_path / "parts"
+    ids = write_partitions(root, [batches[0].head(100), batches[1].head(100), batches[2].head(0),
+                                  batches[3].head(100)])
+    parts, _ = list_partitions(str(root))
+    history = BatchHistory(str(tmp_path / "repo"), "orders")
+    with pytest.raises(EmptyBatch, match=ids[2]):
+        backfill(history, parts, lambda p: read_dataset(spark, p, infer_schema=False),
+                 read_together=lambda paths: read_dataset(spark, paths, infer_schema=False))
+    assert [r.batch_id for r in history.records(None)] == ids[:2]
+    history.claim(ids[2])  # not left claimed: it can be claimed again
+    history.unclaim(ids[2])

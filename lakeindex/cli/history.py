@@ -40,7 +40,8 @@ def cmd_history_backfill(args: argparse.Namespace) -> int:
     t = time.perf_counter()
     with Progress(None, enabled=not args.quiet) as prog:
         prog.say(f"backfill: {len(parts)} partitions of {args.data}")
-        out = backfill(history, parts, lambda path: read_batch(_with_data(args, path)), say=prog.say)
+        out = backfill(history, parts, lambda path: read_batch(_with_data(args, path)),
+                       read_together=lambda paths: read_data(_with_data(args, paths)), say=prog.say)
     out["entries_left_out"] = left_out
     out["clean_batches"] = len(history.records(light=True))
     out["seconds"] = round(time.perf_counter() - t, 2)

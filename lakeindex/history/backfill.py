@@ -5,6 +5,15 @@ One ``history add`` per partition pays a process start each time; a backfill lis
 profiles each against the one before (pandas for small local partitions, one Spark application for the
 rest), and records them in batch order. Choices:
 
+* **Spark runs.** Consecutive new partition files that Spark reads with one schema are read by one scan
+  and summarised together, up to ``SPARK_RUN`` at a time, each row's batch told by its file: the summaries'
+  two jobs and one sampling job for the whole run instead of three per partition (``profile_run``). A
+  schema change, a partition read locally or one already recorded starts a new run; a directory
+  partition is profiled alone (one scan over several directories would infer other partition columns).
+  Why one scan and not a union of the partitions' DataFrames: on 32 partitions of 1,000 rows the union's
+  plan took 64 s to summarise, the single scan 15 s. Runs are bounded so that a run's samples (at most
+  ``SAMPLE_ROWS`` rows per batch) fit on the driver.
+
 * **Order and ids.** A partition is a data file or a sub-directory of the given directory. Its batch id
   is its name without the data extension, or what ``batch_from`` (a regex searched in the path relative
   to the directory) captures: the group named ``batch``, else group 1, else the whole match. Batches are
@@ -27,7 +36,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from lakeindex.history.batches import ACCEPTED, BatchHistory, BatchRecord, EmptyBatch, add_issue_features, profile
+from lakeindex.history.batches import (
+    ACCEPTED,
+    BatchHistory,
+    BatchRecord,
+    EmptyBatch,
+    add_issue_features,
+    profile,
+    profile_run,
+)
 from lakeindex.lake.readers import FORMATS, file_format
 
 
@@ -105,30 +122,67 @@ def batch_timestamps(ids: list[str], now_ms: int | None = None) -> list[int]:
     return [now - len(ids) + 1 + k for k in range(len(ids))]
 
 
+SPARK_RUN = 32  # partitions of one schema summarised together: 3 Spark jobs per run, at most this many samples
+
+
+def _is_spark(data: Any) -> bool:
+    return hasattr(data, "sparkSession")
+
+
+def _spark_run(partitions: list[Partition], k: int, data: Any, stored: dict[str, Any], read: Callable[[str], Any],
+               read_together: Callable[[list[str]], Any] | None, run_size: int,
+               read_ahead: dict[int, Any]) -> list[tuple[str, Any]]:
+    """(path, DataFrame) of the partitions from ``k`` on that one Spark scan can read: new partition
+    files read by Spark with one schema (a directory partition, or no ``read_together``, goes alone).
+    A partition read to find the run's end and left out of it is kept in ``read_ahead``."""
+    run = [(partitions[k].path, data)]
+    if read_together is None or not os.path.isfile(partitions[k].path):
+        return run
+    while len(run) < run_size and k + len(run) < len(partitions):
+        nxt = partitions[k + len(run)]
+        if nxt.batch_id in stored or not os.path.isfile(nxt.path):
+            break
+        frame = read(nxt.path)
+        if not _is_spark(frame) or frame.schema != data.schema:
+            read_ahead[k + len(run)] = frame
+            break
+        run.append((nxt.path, frame))
+    return run
+
+
+def run_frame(run: list[tuple[str, Any]], read_together: Callable[[list[str]], Any] | None) -> tuple[Any, Any] | None:
+    """The run's files read by one scan, and the column giving each row's index in the run (by the file
+    it comes from, as each partition's own DataFrame lists its files); None when the scan reads another
+    schema than the partitions alone (the run is then profiled one by one)."""
+    from pyspark.sql import functions as F
+
+    assert read_together is not None
+    together = read_together([path for path, _ in run])
+    if together.schema != run[0][1].schema:
+        return None
+    pairs = [x for k, (_, df) in enumerate(run) for f in df.inputFiles() for x in (F.lit(f), F.lit(k))]
+    return together, F.create_map(*pairs)[F.input_file_name()]
+
+
 def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[[str], Any], *,
-             say: Callable[[str], None] | None = None, seed: int = 0) -> dict[str, Any]:
+             read_together: Callable[[list[str]], Any] | None = None, say: Callable[[str], None] | None = None,
+             seed: int = 0, run_size: int = SPARK_RUN) -> dict[str, Any]:
     """Record ``partitions`` (in their order) as clean batches; ``read`` gives a partition's data
-    (pandas or Spark). Returns what was recorded and skipped."""
+    (pandas or Spark), ``read_together`` a Spark DataFrame of several partition files in one scan (the
+    Spark runs; without it, each partition Spark reads is profiled alone). Returns what was recorded."""
     stored = {r.batch_id: r for r in history.records(None, light=True)}
     stamps = batch_timestamps([p.batch_id for p in partitions])
-    previous: BatchRecord | None = None
-    previous_id: str | None = None  # an accepted batch already stored: loaded in full only when needed
-    recorded, already, engines = [], [], {"local": 0, "spark": 0}
+    state: dict[str, Any] = {"previous": None, "previous_id": None}  # previous id: loaded only when needed
+    recorded: list[str] = []
+    already: list[str] = []
+    engines = {"local": 0, "spark": 0}
     last_new = max((k for k, p in enumerate(partitions) if p.batch_id not in stored), default=-1)
     total_new = sum(1 for p in partitions if p.batch_id not in stored)
-    for k, part in enumerate(partitions):
-        if part.batch_id in stored:
-            already.append(part.batch_id)
-            if stored[part.batch_id].status == ACCEPTED:
-                previous, previous_id = None, part.batch_id
-            continue
-        if previous is None and previous_id is not None:
-            previous = history.find(previous_id)
-        data = read(part.path)
-        engines["spark" if hasattr(data, "sparkSession") else "local"] += 1
+
+    def record_one(k: int, record: BatchRecord) -> None:
+        part = partitions[k]
         history.claim(part.batch_id)
         try:
-            record = profile(data, part.batch_id, previous, seed=seed, issues=False)
             if not record.notes.get("rows"):
                 raise EmptyBatch(f"partition {part.path} (batch {part.batch_id!r}) has no rows: remove it or "
                                  "exclude it with --batch-from; the batches before it are recorded")
@@ -140,11 +194,44 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
             history.unclaim(part.batch_id)
             raise
         record.sample = record.previous = None  # keep one batch in memory, not the chain
-        previous, previous_id = record, record.batch_id
+        state["previous"], state["previous_id"] = record, record.batch_id
         recorded.append(part.batch_id)
         if say is not None:
             say(f"backfill: {len(recorded)}/{total_new} new batches (batch {part.batch_id}, "
                 f"{record.notes.get('rows')} rows)")
+
+    def previous() -> BatchRecord | None:
+        if state["previous"] is None and state["previous_id"] is not None:
+            state["previous"] = history.find(state["previous_id"])
+        return state["previous"]
+
+    read_ahead: dict[int, Any] = {}
+    k = 0
+    while k < len(partitions):
+        part = partitions[k]
+        if part.batch_id in stored:
+            already.append(part.batch_id)
+            if stored[part.batch_id].status == ACCEPTED:
+                state["previous"], state["previous_id"] = None, part.batch_id
+            k += 1
+            continue
+        data = read_ahead.pop(k) if k in read_ahead else read(part.path)
+        if not _is_spark(data):
+            engines["local"] += 1
+            record_one(k, profile(data, part.batch_id, previous(), seed=seed, issues=False))
+            k += 1
+            continue
+        run = _spark_run(partitions, k, data, stored, read, read_together, run_size, read_ahead)
+        engines["spark"] += len(run)
+        together = run_frame(run, read_together) if len(run) > 1 else None
+        if together is None:  # one by one
+            for j, (_, frame) in enumerate(run):
+                record_one(k + j, profile(frame, partitions[k + j].batch_id, previous(), seed=seed, issues=False))
+        else:
+            ids = [p.batch_id for p in partitions[k:k + len(run)]]
+            for j, record in enumerate(profile_run(*together, ids, previous(), seed)):
+                record_one(k + j, record)
+        k += len(run)
     return {"dataset": history.dataset, "partitions": len(partitions), "recorded": recorded,
             "already_recorded": already, "engines": engines,
             "issue_features_for": partitions[last_new].batch_id if last_new >= 0 else None}

@@ -25,7 +25,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ from lakeindex.repository import FileSystemMetricsRepository, ResultKey
 
 if TYPE_CHECKING:
     import pandas as pd
-    from pyspark.sql import DataFrame
+    from pyspark.sql import Column, DataFrame
 
 SAMPLE_ROWS = 5000
 VALUE_SAMPLE = 1000
@@ -187,6 +187,35 @@ def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None, se
     summaries = summarize_dataframe(df, _previous_kinds(previous))
     rows = int(next(iter(summaries.values())).row_count) if summaries else 0
     return _record(batch_id, summaries, bounded_sample(df, rows), rows, previous, seed, issues)
+
+
+BATCH_INDEX = "__lakeindex_batch"  # the column that tells a run's batches apart in its union
+
+
+def profile_run(df: DataFrame, batch_of: Column, batch_ids: list[str], previous: BatchRecord | None,
+                seed: int = 0) -> Iterator[BatchRecord]:
+    """``profile_batch`` for consecutive batches read together as ``df`` (``batch_of`` gives a row's
+    batch: its index in ``batch_ids``), in three Spark jobs for all of them (the summaries' two, one
+    sample), yielded in order, each profiled against the one before. Summaries are those of one batch
+    alone; kinds are ``previous``'s, else decided by the first batch, as one by one. A batch without rows
+    yields a record of 0 rows (the caller refuses it). Samples: a batch of at most ``SAMPLE_ROWS`` rows
+    whole, in order; a larger one a uniform sample (not the rows ``bounded_sample`` draws)."""
+    from lakeindex.history.spark_summary import summarize_batches
+
+    tagged = df.withColumn(BATCH_INDEX, batch_of)
+    summaries = summarize_batches(tagged, BATCH_INDEX, _previous_kinds(previous), kinds_from=0)
+    rows = {k: int(next(iter(s.values())).row_count) if s else 0 for k, s in summaries.items()}
+    fractions = {k: 1.0 if rows.get(k, 0) <= SAMPLE_ROWS else min(1.0, 1.2 * SAMPLE_ROWS / rows[k])
+                 for k in range(len(batch_ids))}
+    drawn = tagged.sampleBy(BATCH_INDEX, fractions, seed=7).toPandas()
+    by_batch = dict(iter(drawn.groupby(BATCH_INDEX, sort=False)))
+    empty = drawn.drop(columns=[BATCH_INDEX]).head(0)
+    for k, batch_id in enumerate(batch_ids):
+        part = by_batch.get(k)
+        sample = empty if part is None else part.drop(columns=[BATCH_INDEX]).head(SAMPLE_ROWS).reset_index(drop=True)
+        record = _record(batch_id, summaries.get(k, {}), sample, rows.get(k, 0), previous, seed, False)
+        yield record
+        previous = record
 
 
 def frame_sample(pdf: pd.DataFrame, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame:

@@ -188,7 +188,9 @@ def _grouped(base: DataFrame, plans: list[dict[str, Any]], top_k: int) -> dict[t
         return {}
     exploded = (base.select("_b", F.explode(F.array(*items)).alias("e")).select("_b", "e.*")
                 .where(F.col("d").isNotNull() | F.col("p").isNotNull()))
-    g = exploded.groupBy("_b", "c", "v", "d", "p").agg(F.count(F.lit(1)).alias("n"))
+    # the grouped counts feed values, patterns and quantiles: kept (memory, else disk) so the data is
+    # scanned and its patterns computed once, not three times
+    g = exploded.groupBy("_b", "c", "v", "d", "p").agg(F.count(F.lit(1)).alias("n")).persist()
     none_str, none_long, none_double = (F.lit(None).cast(t) for t in ("string", "long", "double"))
 
     per_col = Window.partitionBy("_b", "c")
@@ -222,7 +224,11 @@ def _grouped(base: DataFrame, plans: list[dict[str, Any]], top_k: int) -> dict[t
                                                 F.col("j").cast("long").alias("n"), none_long.alias("distinct"),
                                                 none_long.alias("singletons"), F.col("d").alias("x")))
     out: dict[tuple[Any, int], dict[str, Any]] = {}
-    for r in out_df.collect():
+    try:
+        collected = out_df.collect()
+    finally:
+        g.unpersist()
+    for r in collected:
         entry = out.setdefault((r["_b"], r["c"]), {"values": [], "patterns": [], "distinct": 0, "singletons": 0,
                                                    "quantiles": {}})
         if r["t"] == "v":

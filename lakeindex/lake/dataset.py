@@ -48,14 +48,18 @@ def detect_format(path: str) -> str:
     return found.pop()
 
 
-def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_schema: bool = True,
+def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = None, infer_schema: bool = True,
                  schema: str | None = None) -> DataFrame:
-    """A typed DataFrame of the dataset at ``path`` (file or directory).
+    """A typed DataFrame of the dataset at ``path`` (file or directory), or of several files of one format
+    read together (a list: one scan over all of them, as a backfill's run of partition files).
 
     ``schema`` (a DDL string such as ``"id BIGINT, amount DOUBLE"``) types CSV/TSV/JSON lines without
     the inference pass, which reads all the data once more; the CSV header must name the same columns.
     A value that does not parse as its declared type becomes null (so it counts as missing).
     """
+    files_given = [] if isinstance(path, str) else list(path)
+    if files_given:
+        path = files_given[0]
     given = fmt is not None
     fmt = fmt or detect_format(path)
     if fmt not in ("csv", "tsv", "parquet", "jsonl"):
@@ -67,7 +71,9 @@ def read_dataset(spark: SparkSession, path: str, fmt: str | None = None, infer_s
             raise DatasetError(f"{path}: --schema applies to CSV/TSV/JSONL; Parquet files carry their own types")
         declared = _parse_schema(spark, schema)
     local = path[len("file://"):] if path.startswith("file://") else path
-    if "://" not in local and os.path.isdir(local):
+    if len(files_given) > 1:
+        sources = [_glob_escape(p) for p in files_given]
+    elif "://" not in local and os.path.isdir(local):
         # Spark would read every file of the directory (a README.md as CSV rows) and not the files of
         # plain sub-directories: read exactly the data files of this format, keeping partition columns
         files = [_glob_escape(os.path.abspath(p)) for p, f in _data_files(local) if f == fmt]
