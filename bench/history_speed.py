@@ -13,7 +13,10 @@ median of ``--runs``, on a copy of a prepared repository so each run starts from
    (``bench/avh_latency.py``'s daily orders, 6 columns), backfilled once: the same five commands.
 
 Each command runs with the default engine (``auto``: pandas/Arrow for these local files, no JVM) and,
-with ``--spark``, once more with ``--engine spark`` for comparison (the backfill too). Results go to stdout as JSON.
+with ``--spark``, once more with ``--engine spark`` for comparison (the backfill too). With
+``--service-index INDEX``, the 1,000-row batch is also posted to a resident
+``lakeindex serve --repo`` (``POST /v1/batches/validate``, not recorded): imports paid once (600,000 cells
+of the 100,000-row batch are over the service's request limits, by design). Results go to stdout as JSON.
 """
 
 from __future__ import annotations
@@ -112,6 +115,52 @@ def timed_commands(repo: Path, batch: Path, runs: int, engine: str) -> dict[str,
     return out
 
 
+def service_latency(repo: Path, batch: Path, index: str, runs: int) -> dict:
+    """``POST /v1/batches/validate`` of ``batch`` (as JSON columns, patterns off, not recorded) on a
+    resident ``lakeindex serve --repo``: the path whose imports are paid once, per request wall time."""
+    import socket
+    import urllib.request
+
+    import pandas as pd
+
+    work = OUT / "service-repo"
+    shutil.rmtree(work, ignore_errors=True)
+    shutil.copytree(repo, work)
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    frame = pd.read_csv(batch, sep="\t", dtype=str, keep_default_na=False)
+    columns = {c: [v if v != "" else None for v in frame[c]] for c in frame.columns}
+    server = subprocess.Popen(["lakeindex", "serve", "--index", index, "--repo", str(work), "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2).read()
+                break
+            except OSError:
+                if time.time() > deadline or server.poll() is not None:
+                    raise SystemExit("lakeindex serve did not start") from None
+                time.sleep(0.5)
+        times, verdicts = [], []
+        for k in range(runs + 1):  # the first request warms the imports: reported apart
+            body = json.dumps({"dataset": DATASET, "batch": f"svc-{k}", "columns": columns,
+                               "patterns": False}).encode()
+            req = urllib.request.Request(f"http://127.0.0.1:{port}/v1/batches/validate", data=body,
+                                         headers={"Content-Type": "application/json"})
+            t = time.perf_counter()
+            verdicts.append(json.loads(urllib.request.urlopen(req, timeout=120).read())["verdict"])
+            times.append(time.perf_counter() - t)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    print(f"service validate {batch.name}: first {times[0]:.2f} s, then {statistics.median(times[1:]):.2f} s",
+          file=sys.stderr)
+    return {"first_request_s": round(times[0], 2), "median_s": round(statistics.median(times[1:]), 2),
+            "runs_s": [round(t, 2) for t in times[1:]], "verdicts": sorted(set(verdicts))}
+
+
 def backfill(parts: Path, repo: Path, runs: int, engine: str = "auto") -> dict:
     times = []
     for _ in range(runs):
@@ -132,6 +181,9 @@ def main() -> None:
     p.add_argument("--big-history", type=int, default=20, help="batches of 100,000 rows in the large history")
     p.add_argument("--spark", action="store_true", help="also time every command with --engine spark")
     p.add_argument("--skip-big", action="store_true")
+    p.add_argument("--service-index", default=None,
+                   help="an index for `lakeindex serve`: also time POST /v1/batches/validate on a resident service")
+    p.add_argument("--only-service", action="store_true", help="prepare the repositories, time the service only")
     args = p.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     engines = ["auto", "spark"] if args.spark else ["auto"]
@@ -140,7 +192,13 @@ def main() -> None:
 
     parts, first, _ = write_small(OUT)
     repo = OUT / "repo-1k"
+    if args.only_service and repo.exists():
+        result["service_1000_rows"] = service_latency(repo, first, args.service_index, args.runs)
+        print(json.dumps(result, indent=2))
+        return
     result["backfill_53x1000"] = backfill(parts, repo, args.runs)
+    if args.service_index:
+        result["service_1000_rows"] = service_latency(repo, first, args.service_index, args.runs)
     if args.spark:  # the same partitions through Spark, summarised in runs (into a scratch repository)
         result["backfill_53x1000_spark"] = backfill(parts, OUT / "repo-1k-spark", args.runs, "spark")
     result["batch_1000_rows"] = {e: timed_commands(repo, first, args.runs, e) for e in engines}
