@@ -754,3 +754,26 @@ def test_spark_run_stops_at_an_empty_partition(spark, tmp_path, batches):
     assert [r.batch_id for r in history.records(None)] == ids[:2]
     history.claim(ids[2])  # not left claimed: it can be claimed again
     history.unclaim(ids[2])
+
+
+def test_spark_run_tells_batches_apart_by_awkward_file_names(spark, tmp_path, batches):
+    """Spaces, '=', '+', '%', brackets and non-ASCII in partition file names: each row still goes to its
+    own batch (row counts as pandas reads each file), and a bracketed name is read literally, not as a glob."""
+    root = tmp_path / "odd parts"
+    names = ["2024-01-01 a=b+c%20", "2024-01-02 [x]", "2024-01-03 é"]
+    root.mkdir()
+    for name, frame in zip(names, batches[:3], strict=True):
+        frame.head(120 + len(name)).to_csv(root / f"{name}.csv", index=False)
+    parts, _ = list_partitions(str(root))
+    calls: list[int] = []
+
+    def read_together(paths: list[str]):
+        calls.append(len(paths))
+        return read_dataset(spark, paths, infer_schema=False)
+
+    history = BatchHistory(str(tmp_path / "repo"), "odd")
+    out = backfill(history, parts, lambda p: read_dataset(spark, p, infer_schema=False), read_together=read_together)
+    assert out["recorded"] == names and calls == [3]
+    expected = [len(pd.read_csv(root / f"{n}.csv")) for n in names]
+    assert expected == [120 + len(n) for n in names]
+    assert [r.notes["rows"] for r in history.records(None)] == expected

@@ -81,6 +81,8 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
             reader, sources = reader.option("basePath", os.path.abspath(local)), files
         elif not given:
             raise DatasetError(f"{path}: no {fmt} files")
+    elif "://" not in local and os.path.isfile(local):
+        sources = [_glob_escape(path)]  # an existing file's name is literal ('[x].csv' is no character class)
     header = None
     try:
         if fmt in ("csv", "tsv"):
