@@ -564,26 +564,20 @@ def test_backfill_computes_issue_features_for_the_last_batch_only(resumed):
     assert all(v for v in last.issue_features.values())
 
 
-def _same_floats(a: dict, b: dict) -> bool:
+SUMMATION_ORDER = {"rel_tol": 1e-9, "abs_tol": 1e-12}
+
+
+def _floats_match(a: dict, b: dict, rel_tol: float = 0.0, abs_tol: float = 0.0) -> bool:
+    """Nested dicts of floats with the same keys and values equal (NaN matches NaN), or within the
+    tolerances given (results that differ only in floating-point summation order)."""
     if a.keys() != b.keys():
         return False
     for k in a:
         if isinstance(a[k], dict):
-            if not _same_floats(a[k], b[k]):
+            if not _floats_match(a[k], b[k], rel_tol, abs_tol):
                 return False
-        elif not (a[k] == b[k] or (math.isnan(a[k]) and math.isnan(b[k]))):
-            return False
-    return True
-
-
-def _close_floats(a: dict, b: dict) -> bool:
-    if a.keys() != b.keys():
-        return False
-    for k in a:
-        if isinstance(a[k], dict):
-            if not _close_floats(a[k], b[k]):
-                return False
-        elif not (math.isclose(a[k], b[k], rel_tol=1e-9, abs_tol=1e-12) or (math.isnan(a[k]) and math.isnan(b[k]))):
+        elif not (math.isclose(a[k], b[k], rel_tol=rel_tol, abs_tol=abs_tol)
+                  or (math.isnan(a[k]) and math.isnan(b[k]))):
             return False
     return True
 
@@ -606,7 +600,7 @@ def test_backfilled_features_equal_history_add_one_by_one(resumed, tmp_path):
     assert "emd" not in got[ids[0]].features["amount"]
     assert "emd" in got[ids[8]].features["amount"] and "chisquare" in got[ids[8]].features["country"]
     # the last batch's synthetic-issue features: the same as `history add` computes them
-    assert _same_floats(got[ids[-1]].issue_features, ref[ids[-1]].issue_features)
+    assert _floats_match(got[ids[-1]].issue_features, ref[ids[-1]].issue_features)
 
 
 def test_backfill_batch_ids_from_a_regex_on_sub_directories(tmp_path, batches):
@@ -734,11 +728,11 @@ def test_spark_runs_record_what_one_by_one_records(spark, tmp_path, batches):
         assert g.summaries.keys() == r.summaries.keys()
         for c in r.summaries:
             assert_same_summary(r.summaries[c], g.summaries[c], c)
-        assert _close_floats(g.features, r.features), batch_id
-        assert _close_floats(g.novelty, r.novelty), batch_id
+        assert _floats_match(g.features, r.features, **SUMMATION_ORDER), batch_id
+        assert _floats_match(g.novelty, r.novelty, **SUMMATION_ORDER), batch_id
         assert g.value_samples == r.value_samples, batch_id
     assert "channel" in got[ids[4]].summaries and "channel" not in got[ids[3]].summaries
-    assert _close_floats(got[ids[-1]].issue_features, ref[ids[-1]].issue_features)
+    assert _floats_match(got[ids[-1]].issue_features, ref[ids[-1]].issue_features, **SUMMATION_ORDER)
     assert [r.batch_id for r in history.records(None) if r.issue_features] == [ids[-1]]
 
 

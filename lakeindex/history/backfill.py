@@ -150,13 +150,12 @@ def _spark_run(partitions: list[Partition], k: int, data: Any, stored: dict[str,
     return run
 
 
-def run_frame(run: list[tuple[str, Any]], read_together: Callable[[list[str]], Any] | None) -> tuple[Any, Any] | None:
+def run_frame(run: list[tuple[str, Any]], read_together: Callable[[list[str]], Any]) -> tuple[Any, Any] | None:
     """The run's files read by one scan, and the column giving each row's index in the run (by the file
     it comes from, as each partition's own DataFrame lists its files); None when the scan reads another
     schema than the partitions alone (the run is then profiled one by one)."""
     from pyspark.sql import functions as F
 
-    assert read_together is not None
     together = read_together([path for path, _ in run])
     if together.schema != run[0][1].schema:
         return None
@@ -172,7 +171,8 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
     Spark runs; without it, each partition Spark reads is profiled alone). Returns what was recorded."""
     stored = {r.batch_id: r for r in history.records(None, light=True)}
     stamps = batch_timestamps([p.batch_id for p in partitions])
-    state: dict[str, Any] = {"previous": None, "previous_id": None}  # previous id: loaded only when needed
+    last: BatchRecord | None = None  # the batch the next one is profiled against
+    last_id: str | None = None  # an accepted batch already stored: loaded in full only when needed
     recorded: list[str] = []
     already: list[str] = []
     engines = {"local": 0, "spark": 0}
@@ -180,6 +180,7 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
     total_new = sum(1 for p in partitions if p.batch_id not in stored)
 
     def record_one(k: int, record: BatchRecord) -> None:
+        nonlocal last, last_id
         part = partitions[k]
         history.claim(part.batch_id)
         try:
@@ -194,16 +195,17 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
             history.unclaim(part.batch_id)
             raise
         record.sample = record.previous = None  # keep one batch in memory, not the chain
-        state["previous"], state["previous_id"] = record, record.batch_id
+        last, last_id = record, record.batch_id
         recorded.append(part.batch_id)
         if say is not None:
             say(f"backfill: {len(recorded)}/{total_new} new batches (batch {part.batch_id}, "
                 f"{record.notes.get('rows')} rows)")
 
     def previous() -> BatchRecord | None:
-        if state["previous"] is None and state["previous_id"] is not None:
-            state["previous"] = history.find(state["previous_id"])
-        return state["previous"]
+        nonlocal last
+        if last is None and last_id is not None:
+            last = history.find(last_id)
+        return last
 
     read_ahead: dict[int, Any] = {}
     k = 0
@@ -212,7 +214,7 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
         if part.batch_id in stored:
             already.append(part.batch_id)
             if stored[part.batch_id].status == ACCEPTED:
-                state["previous"], state["previous_id"] = None, part.batch_id
+                last, last_id = None, part.batch_id
             k += 1
             continue
         data = read_ahead.pop(k) if k in read_ahead else read(part.path)
@@ -223,7 +225,7 @@ def backfill(history: BatchHistory, partitions: list[Partition], read: Callable[
             continue
         run = _spark_run(partitions, k, data, stored, read, read_together, run_size, read_ahead)
         engines["spark"] += len(run)
-        together = run_frame(run, read_together) if len(run) > 1 else None
+        together = run_frame(run, read_together) if read_together is not None and len(run) > 1 else None
         if together is None:  # one by one
             for j, (_, frame) in enumerate(run):
                 record_one(k + j, profile(frame, partitions[k + j].batch_id, previous(), seed=seed, issues=False))

@@ -189,7 +189,7 @@ def profile_batch(df: DataFrame, batch_id: str, previous: BatchRecord | None, se
     return _record(batch_id, summaries, bounded_sample(df, rows), rows, previous, seed, issues)
 
 
-BATCH_INDEX = "__lakeindex_batch"  # the column that tells a run's batches apart in its union
+BATCH_INDEX = "__lakeindex_batch"  # the column that tells apart the batches of a run read by one scan
 
 
 def profile_run(df: DataFrame, batch_of: Column, batch_ids: list[str], previous: BatchRecord | None,
@@ -271,16 +271,12 @@ class BatchHistory:
         recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
         recs = [r for r in recs if status is None or r.status == status]
         if light and recs:
-            full = self.repo.get(self.dataset, recs[-1].key())
-            recs[-1] = BatchRecord.from_metrics(full.key, full.metrics) if full is not None else recs[-1]
-            # a batch accepted after being flagged has no issue features: learning then uses those of the
-            # newest clean batch that has them, loaded here (usually the one before)
+            # the newest in full; when it has no issue features (a batch accepted after being flagged),
+            # also the ones before it, back to the newest that has them: learning uses those
             for i in range(len(recs) - 1, max(-1, len(recs) - 1 - ISSUE_FEATURES_LOOKBACK), -1):
-                if i < len(recs) - 1:
-                    got = self.repo.get(self.dataset, recs[i].key())
-                    if got is None:
-                        continue
-                    recs[i] = BatchRecord.from_metrics(got.key, got.metrics)
+                full = self.repo.get(self.dataset, recs[i].key())
+                if full is not None:
+                    recs[i] = BatchRecord.from_metrics(full.key, full.metrics)
                 if recs[i].issue_features:
                     break
         return recs
