@@ -1,6 +1,6 @@
 """The ``lakeindex`` command: subcommands print JSON on stdout, progress and errors on stderr.
 
-One module per command group (``index``, ``inference``, ``quality``, ``history``), one shared output
+One module per command group (``index``, ``inference``, ``quality``, ``history``, ``deploy``), one shared output
 and exit-code layer (:mod:`lakeindex.cli.output`). Only commands that scan data start Spark; lookups
 and inference read the index directly, since a JVM start costs seconds.
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from importlib.metadata import entry_points
 
-from lakeindex.cli import history, index, inference, quality
+from lakeindex.cli import deploy, history, index, inference, quality
 from lakeindex.cli.output import EXIT_BAD_INPUT, EXIT_FLAGGED, EXIT_INTERNAL, EXIT_OK, UsageError, run_command
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FLAGGED", "EXIT_INTERNAL", "EXIT_OK", "UsageError", "build_parser", "main"]
@@ -25,7 +25,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The full parser: the library's command groups, then the commands edges register."""
     parser = argparse.ArgumentParser(prog="lakeindex", description="Pattern index and auto-validation for data lakes.")
     sub = parser.add_subparsers(dest="command", required=True)
-    for register in (index.register, inference.register, quality.register, history.register):
+    for register in (index.register, inference.register, quality.register, history.register,
+                     deploy.register):
         register(sub)
     for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
         ep.load()(sub)

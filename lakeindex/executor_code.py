@@ -1,0 +1,127 @@
+"""The code Spark executors run: lakeindex as a ``.zip`` they can import, and the few packages they need.
+
+Executors unpickle the index build's scan and SST writer (``mapInArrow`` bodies) and the lake tagger, so
+their Python must import ``lakeindex``. pyspark puts only ``.zip``, ``.egg`` and ``.jar`` py-files on an
+executor's ``sys.path`` (a wheel given to ``--py-files`` is copied but never importable), so the package
+ships as a zip of its sources: ``lakeindex package --out dist`` writes it, ``spark-submit --py-files`` takes
+it, and a session the library starts against a cluster or a Spark Connect server ships it by itself
+(``ship_code``). Beside pyspark, which the Spark distribution provides, executors need only
+:data:`EXECUTOR_PACKAGES`; their version floors come from this package's own metadata (one place:
+``pyproject.toml``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import zipfile
+from importlib.metadata import PackageNotFoundError, requires
+from pathlib import Path
+from typing import Any
+
+import lakeindex
+
+# what the executor-side code imports (measured: a cluster whose executors' venv holds exactly these
+# builds the index identically; see bench/cluster_build.py)
+EXECUTOR_PACKAGES = ("pyarrow", "rocksdict", "numpy", "pandas")
+FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # zip entries carry no build time: the same sources give the same bytes
+
+
+def _sources() -> list[tuple[Path, str]]:
+    root = Path(lakeindex.__file__).resolve().parent
+    out = []
+    for path in sorted(root.rglob("*.py")):
+        rel = path.relative_to(root.parent).as_posix()
+        if "__pycache__" not in rel:
+            out.append((path, rel))
+    return out
+
+
+def package_zip(out_dir: str | Path) -> Path:
+    """Write ``lakeindex-<version>.zip`` (the package's sources, reproducible bytes) into ``out_dir``.
+
+    Written to a temporary name and renamed, so a reader never sees half a zip.
+    """
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    target = out_dir / f"lakeindex-{lakeindex.__version__}.zip"
+    fd, tmp = tempfile.mkstemp(prefix=".lakeindex-", suffix=".zip", dir=out_dir)
+    os.close(fd)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+            for path, rel in _sources():
+                info = zipfile.ZipInfo(rel, FIXED_TIME)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.external_attr = 0o644 << 16
+                zf.writestr(info, path.read_bytes())
+        os.replace(tmp, target)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
+    return target
+
+
+def executor_requirements() -> list[str]:
+    """Requirement lines for the executors' Python (``pip install -r``): :data:`EXECUTOR_PACKAGES` with the
+    floors this installation of lakeindex declares."""
+    try:
+        declared = requires("lakeindex") or []
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        declared = []
+    lines = []
+    for name in EXECUTOR_PACKAGES:
+        spec = next((r.split(";")[0].strip() for r in declared
+                     if r.split(";")[0].strip().lower().startswith(name) and "extra ==" not in r), name)
+        lines.append(spec)
+    return lines
+
+
+def write_package(out_dir: str | Path) -> dict[str, Any]:
+    """The zip and an ``executor-requirements.txt`` beside it; what ``lakeindex package`` prints."""
+    zpath = package_zip(out_dir)
+    req = Path(out_dir) / "executor-requirements.txt"
+    req.write_text("\n".join(executor_requirements()) + "\n")
+    return {"zip": str(zpath), "executor_requirements": str(req), "files": len(_sources()),
+            "bytes": zpath.stat().st_size,
+            "spark_submit": f"spark-submit --py-files {zpath} indexer_jobs/build_index.py LAKE --out INDEX",
+            "executors_need": executor_requirements()}
+
+
+def _shipped_zip() -> Path:
+    """This installation's zip in a per-user cache, keyed by the sources' digest (rebuilt when they change)."""
+    digest = hashlib.sha256()
+    for path, rel in _sources():
+        digest.update(rel.encode())
+        digest.update(path.read_bytes())
+    cache = Path(os.environ.get("LAKEINDEX_CACHE", Path(tempfile.gettempdir()) / f"lakeindex-{os.getuid()}"))
+    target_dir = cache / f"code-{digest.hexdigest()[:16]}"
+    target = target_dir / f"lakeindex-{lakeindex.__version__}.zip"
+    return target if target.exists() else package_zip(target_dir)
+
+
+def ship_code(spark: Any) -> str | None:
+    """Make this installation's lakeindex importable by the session's executors; the zip's path, or None
+    when there is nothing to do (a local master, ``LAKEINDEX_SHIP_CODE=0``, or spark-submit already shipped a
+    lakeindex zip with ``--py-files``).
+
+    Classic sessions get it through ``SparkContext.addPyFile``, Spark Connect sessions as a Python artifact.
+    """
+    from lakeindex.spark_session import is_connect, master_name
+
+    if os.environ.get("LAKEINDEX_SHIP_CODE", "1") == "0":
+        return None
+    if is_connect(spark):
+        zpath = _shipped_zip()
+        spark.addArtifacts(str(zpath), pyfile=True)
+        return str(zpath)
+    if master_name(spark).startswith("local"):
+        return None
+    sc = spark.sparkContext
+    shipped = sc.getConf().get("spark.submit.pyFiles", "") or ""
+    if any(Path(p).name.startswith("lakeindex") and p.endswith(".zip") for p in shipped.split(",") if p):
+        return None
+    zpath = _shipped_zip()
+    sc.addPyFile(str(zpath))
+    return str(zpath)
