@@ -10,6 +10,7 @@ import sys
 
 from lakeindex.cli.inference import cmd_tag
 from lakeindex.cli.output import run_command
+from lakeindex.spark_session import add_session_arguments
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -20,7 +21,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--fnr", type=float, default=0.05)
     ap.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
-    ap.add_argument("--master", default=None)
+    add_session_arguments(ap)
     return run_command(cmd_tag, ap.parse_args(argv))
 
 

@@ -1,22 +1,39 @@
-"""Progress reporting for long jobs: phase messages, and Spark task counts when there is a SparkContext, on stderr."""
+"""Progress reporting for long jobs: phase messages, and Spark task counts while Spark jobs run, on stderr.
+
+Task counts come from the SparkContext's status tracker (polled) on a classic session, and from the
+server's execution-progress messages (a registered handler) on Spark Connect. A stage counts a task once
+however often it ran: a retried or resubmitted task (an executor lost after its tasks finished) must not
+show ``14/11``, so a stage's finished count is capped at its task count.
+"""
 
 from __future__ import annotations
 
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import Any
 
-if TYPE_CHECKING:  # a Progress without a SparkContext (local work) must not load pyspark
-    from pyspark import SparkContext
+
+def stage_tasks(stages: Iterable[tuple[int, int]]) -> tuple[int, int] | None:
+    """(finished, total) tasks over ``(completed, num_tasks)`` pairs of stages, each stage's finished count
+    capped at its total (retries and resubmissions re-count tasks); None when there is no task."""
+    done = total = 0
+    for completed, num in stages:
+        done += min(max(completed, 0), num)
+        total += num
+    return (done, total) if total else None
 
 
 class Progress:
-    """Prints ``[lakeindex] phase: done/total tasks`` lines while Spark jobs run (stderr)."""
+    """Prints ``[lakeindex] phase: done/total tasks`` lines while Spark jobs run (stderr).
 
-    def __init__(self, sc: SparkContext | None, enabled: bool = True, interval: float = 2.0) -> None:
-        self.sc = sc
+    ``spark`` is a SparkSession (classic or Connect), a SparkContext, or None for work without Spark.
+    """
+
+    def __init__(self, spark: Any, enabled: bool = True, interval: float = 2.0) -> None:
+        self.spark = spark
         self.enabled = enabled
         self.interval = interval
         self.phase = "starting"
@@ -24,6 +41,8 @@ class Progress:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._last = ""
+        self._last_at = 0.0
+        self._handler: Any = None
 
     def say(self, message: str) -> None:
         """Start a new phase and print it."""
@@ -31,30 +50,45 @@ class Progress:
         if self.enabled:
             print(f"[lakeindex {time.time() - self.t0:7.1f}s] {message}", file=sys.stderr, flush=True)
 
+    def _report(self, t: tuple[int, int] | None, force: bool = False) -> None:
+        if not t:
+            return
+        line = f"{self.phase}: {t[0]}/{t[1]} tasks"
+        now = time.time()
+        if line != self._last and (force or now - self._last_at >= self.interval):
+            self._last, self._last_at = line, now
+            print(f"[lakeindex {now - self.t0:7.1f}s]   {line}", file=sys.stderr, flush=True)
+
     def _tasks(self) -> tuple[int, int] | None:
-        tracker = self.sc.statusTracker()
-        done = total = 0
-        for stage_id in tracker.getActiveStageIds():
-            info = tracker.getStageInfo(stage_id)
-            if info:
-                done += info.numCompletedTasks
-                total += info.numTasks
-        return (done, total) if total else None
+        sc = self.spark if hasattr(self.spark, "statusTracker") else self.spark.sparkContext
+        tracker = sc.statusTracker()
+        infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
+        return stage_tasks((i.numCompletedTasks, i.numTasks) for i in infos if i)
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
             try:
-                t = self._tasks()
+                self._report(self._tasks(), force=True)
             except Exception:  # noqa: BLE001 - reporting must never break the job
                 continue
-            if t:
-                line = f"{self.phase}: {t[0]}/{t[1]} tasks"
-                if line != self._last:
-                    self._last = line
-                    print(f"[lakeindex {time.time() - self.t0:7.1f}s]   {line}", file=sys.stderr, flush=True)
+
+    def _on_connect_progress(self, stages: Iterable[Any] | None, inflight_tasks: int, operation_id: str | None,
+                             done: bool) -> None:
+        """Spark Connect progress handler: the operation's stages so far (finished ones included)."""
+        try:
+            self._report(stage_tasks((s.num_completed_tasks, s.num_tasks) for s in stages or []), force=done)
+        except Exception:  # noqa: BLE001 - reporting must never break the job
+            pass
 
     def __enter__(self) -> Progress:
-        if self.enabled and self.sc is not None:
+        if not self.enabled or self.spark is None:
+            return self
+        from lakeindex.spark_session import is_connect
+
+        if is_connect(self.spark):
+            self._handler = self._on_connect_progress
+            self.spark.registerProgressHandler(self._handler)
+        else:
             self._thread = threading.Thread(target=self._run, name="lakeindex-progress", daemon=True)
             self._thread.start()
         return self
@@ -63,3 +97,6 @@ class Progress:
         self._stop.set()
         if self._thread:
             self._thread.join(timeout=1)
+        if self._handler is not None:
+            self.spark.removeProgressHandler(self._handler)
+            self._handler = None

@@ -1,12 +1,19 @@
-"""SparkSession construction shared by the CLI, jobs and tests.
+"""SparkSession construction shared by the CLI, jobs and tests, and what the library asks of a session.
 
 Under ``spark-submit`` the session takes the master and resources from the submit command; when a
-command runs on a laptop it defaults to ``local[*]``. The UI is off unless asked for, and Arrow
-batches are small because the index build's input rows are whole files.
+command runs on a laptop it defaults to ``local[*]``. With ``remote`` (``--remote sc://host:15002``) or
+``SPARK_REMOTE`` set, it is a Spark Connect client session instead: no JVM on this machine (so no Java
+needed), and only session-level SQL settings are sent (static ones such as the UI belong to the server).
+A session on a cluster or a Connect server gets this installation's code shipped to its executors
+(:func:`lakeindex.executor_code.ship_code`). The UI is off unless asked for.
+
+The library never reaches for ``sparkContext`` without asking :func:`is_connect` first: :func:`master_name`
+and :func:`parallelism` answer for both kinds of session.
 """
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import shutil
@@ -31,17 +38,36 @@ def local_python(env: MutableMapping[str, str]) -> None:
     env.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
 
 
+class SessionError(ValueError):
+    """Contradictory session options (e.g. both a master and a Spark Connect address)."""
+
+
+# session-level SQL settings the library wants on every session, classic or Connect
+SQL_CONF = {
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+}
+
+
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,
-              extra: dict[str, str] | None = None) -> SparkSession:
-    """Return the active session or start one (local[*] unless ``master`` or spark-submit says)."""
+              extra: dict[str, str] | None = None, remote: str | None = None) -> SparkSession:
+    """Return the active session or start one: a Spark Connect session when ``remote`` or ``SPARK_REMOTE``
+    names a server, else classic (local[*] unless ``master`` or spark-submit says)."""
     from pyspark.sql import SparkSession
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         # PySpark logs every analysis error with its JVM stack; we report errors ourselves, briefly
         logging.getLogger(name).setLevel(logging.CRITICAL)
+    remote = remote or os.environ.get("SPARK_REMOTE") or None
+    if remote and master:
+        raise SessionError(f"--master {master} and a Spark Connect address ({remote}) cannot be combined: a Connect "
+                           "server has its own master; drop --master (or unset SPARK_REMOTE)")
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
+    if remote:
+        return _connect(remote, app_name, extra)
     java_home = os.environ.get("JAVA_HOME")
     if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
         raise SparkUnavailable("java not found. " + JAVA_ADVICE)
@@ -61,8 +87,7 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     conf = {
         "spark.ui.enabled": "true" if ui else "false",
         "spark.ui.showConsoleProgress": "false",
-        "spark.sql.execution.arrow.pyspark.enabled": "true",
-        "spark.sql.adaptive.enabled": "true",
+        **SQL_CONF,
         "spark.driver.memory": os.environ.get("LAKEINDEX_DRIVER_MEMORY", "4g"),
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
     }
@@ -76,4 +101,77 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
             raise SparkUnavailable(f"Spark could not start its JVM ({exc}). " + JAVA_ADVICE) from exc
         raise
     spark.sparkContext.setLogLevel(os.environ.get("LAKEINDEX_SPARK_LOG_LEVEL", "ERROR"))
+    from lakeindex.executor_code import ship_code
+
+    ship_code(spark)
     return spark
+
+
+def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkSession:
+    """A Spark Connect session to ``remote`` with the library's SQL settings and its code shipped."""
+    try:
+        from pyspark.sql.connect.session import SparkSession as ConnectSession  # noqa: F401 - needs grpcio
+    except ImportError as exc:
+        raise SparkUnavailable(f"Spark Connect needs its client packages ({exc}): pip install 'lakeindex[connect]'") \
+            from exc
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.remote(remote).appName(app_name)
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # noqa: BLE001 - gRPC reports an unreachable server in many ways
+        raise SparkUnavailable(f"cannot reach the Spark Connect server at {remote}: "
+                               f"{(str(exc).strip().splitlines() or [type(exc).__name__])[0]}. Is it started "
+                               "(sbin/start-connect-server.sh) and is the address sc://HOST:PORT?") from exc
+    for k, v in {**SQL_CONF, **(extra or {})}.items():
+        if k.startswith("spark.sql."):  # static settings are the server's; setting them only warns
+            spark.conf.set(k, v)
+    from lakeindex.executor_code import ship_code
+
+    ship_code(spark)
+    return spark
+
+
+def is_connect(spark: SparkSession) -> bool:
+    """Whether ``spark`` is a Spark Connect client session (no SparkContext, no JVM here)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+def master_name(spark: SparkSession) -> str:
+    """The session's master (``local[2]``, ``spark://…``, ``yarn``); a Connect session asks its server."""
+    if is_connect(spark):
+        return spark.conf.get("spark.master", None) or "unknown"
+    return spark.sparkContext.master
+
+
+def parallelism(spark: SparkSession) -> int:
+    """How many tasks the session runs at once: the SparkContext's default parallelism, or on Spark Connect
+    (no SparkContext) ``spark.default.parallelism``, else the cores of ``local[N]``, else executors × cores, else 8."""
+    if not is_connect(spark):
+        return spark.sparkContext.defaultParallelism
+    conf = spark.conf
+    if conf.get("spark.default.parallelism", None):
+        return int(conf.get("spark.default.parallelism"))
+    master = conf.get("spark.master", None) or ""
+    if master.startswith("local"):
+        inside = master[master.find("[") + 1:master.find("]")] if "[" in master else "1"
+        inside = inside.split(",")[0]
+        return os.cpu_count() or 2 if inside == "*" else max(1, int(inside))
+    instances, cores = conf.get("spark.executor.instances", None), conf.get("spark.executor.cores", None)
+    if instances and cores:
+        return int(instances) * int(cores)
+    return 8
+
+
+def add_session_arguments(p: argparse.ArgumentParser) -> None:
+    """``--master`` and ``--remote``: where a command's Spark work runs (the same for every command and job)."""
+    p.add_argument("--master", default=None,
+                   help="Spark master, e.g. spark://host:7077 (default: spark-submit's, else local[*])")
+    p.add_argument("--remote", default=None,
+                   help="Spark Connect server, e.g. sc://host:15002 (default: $SPARK_REMOTE; needs "
+                        "pip install 'lakeindex[connect]')")
+
+
+def session_from_args(args: argparse.Namespace, app_name: str = "lakeindex") -> SparkSession:
+    """The session :func:`add_session_arguments` options name."""
+    return get_spark(getattr(args, "master", None), app_name, remote=getattr(args, "remote", None))

@@ -7,6 +7,8 @@ import contextlib
 from collections.abc import Iterator
 from typing import Any
 
+from lakeindex.spark_session import add_session_arguments
+
 
 def parse_tags(pairs: list[str] | None) -> dict[str, str]:
     """``k=v`` pairs from the command line."""
@@ -22,9 +24,9 @@ def parse_tags(pairs: list[str] | None) -> dict[str, str]:
 def read_data(args: argparse.Namespace) -> Any:
     """The DATA argument as a DataFrame (``--format``, ``--infer-schema``/``--no-infer-schema``, ``--master``)."""
     from lakeindex.lake.dataset import read_dataset
-    from lakeindex.spark_session import get_spark
+    from lakeindex.spark_session import session_from_args
 
-    spark = get_spark(getattr(args, "master", None), "lakeindex")
+    spark = session_from_args(args)
     return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema,
                         schema=getattr(args, "schema", None))
 
@@ -52,7 +54,7 @@ def progress(args: argparse.Namespace, df: Any, what: str) -> Iterator[None]:
     """Phase and task-count lines on stderr while the Spark work of a command runs (``--quiet`` hides them)."""
     from lakeindex.progress import Progress
 
-    with Progress(df.sparkSession.sparkContext, enabled=not getattr(args, "quiet", False)) as prog:
+    with Progress(df.sparkSession, enabled=not getattr(args, "quiet", False)) as prog:
         prog.say(f"{what}: {args.data} ({len(df.columns)} columns)")
         prog.phase = what  # task-count lines name the phase only
         yield
@@ -83,7 +85,7 @@ def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
     p.add_argument("--schema", default=None,
                    help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
                         "pass; unparsable values become null)")
-    p.add_argument("--master", default=None, help="Spark master (default local[*], or spark-submit's)")
+    add_session_arguments(p)
     if local_engine:
         p.add_argument("--engine", choices=["auto", "local", "spark"], default="auto",
                        help="auto (default): read a local batch of at most 50 MB with pandas/Arrow, without a "

@@ -10,10 +10,10 @@ from lakeindex.cli.output import EXIT_OK, emit, emit_line
 def cmd_index_build(args: argparse.Namespace) -> int:
     from lakeindex.index.build import build_index
     from lakeindex.index.build_options import limits_from_args
-    from lakeindex.spark_session import get_spark
+    from lakeindex.spark_session import session_from_args
 
     limits = limits_from_args(args)
-    spark = get_spark(args.master, app_name="lakeindex-index-build")
+    spark = session_from_args(args, "lakeindex-index-build")
     emit(build_index(spark, args.lake, args.out, limits, args.min_coverage, args.incremental,
                      progress=not args.quiet), sort_keys=True)
     return EXIT_OK

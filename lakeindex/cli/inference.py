@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK, UsageError, emit, emit_line, verdict
+from lakeindex.spark_session import add_session_arguments
 
 
 def read_values(path: str | None, json_path: str | None) -> list[str]:
@@ -53,9 +54,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_tag(args: argparse.Namespace) -> int:
     from lakeindex.fmdv.tag_lake import tag_lake
-    from lakeindex.spark_session import get_spark
+    from lakeindex.spark_session import session_from_args
 
-    emit(tag_lake(get_spark(args.master, "lakeindex-tag"), args.lake, args.index, args.sample, args.fnr, args.m),
+    emit(tag_lake(session_from_args(args, "lakeindex-tag"), args.lake, args.index, args.sample, args.fnr, args.m),
          sort_keys=True)
     return EXIT_OK
 
@@ -86,7 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
     tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
-    tg.add_argument("--master", default=None)
+    add_session_arguments(tg)
     tg.set_defaults(func=cmd_tag)
 
     inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")

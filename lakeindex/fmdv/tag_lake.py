@@ -17,6 +17,7 @@ from pyspark.sql import functions as F
 
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, relative_table
 from lakeindex.lake.readers import read_table
+from lakeindex.spark_session import is_connect
 
 TAG_SCHEMA = "tbl string, col string, tag string, fpr double, coverage long, n long, reason string"
 _SOLVERS: dict = {}
@@ -62,7 +63,7 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
     from lakeindex.index.store import read_meta
 
     meta = read_meta(index)
-    root = lake_uri(lake)
+    root = lake_uri(lake, here=not is_connect(spark))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
              .filter(F.col("path").rlike(SUPPORTED_FILES_RE)).select("path", "content"))

@@ -39,6 +39,7 @@ from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, rel
 from lakeindex.lake.readers import FORMATS
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
+from lakeindex.spark_session import is_connect, master_name, parallelism
 
 SST_CHUNK_BYTES = 32 * 1024 * 1024
 SST_SCHEMA = "part int, seq int, nkeys long, data binary"
@@ -107,7 +108,7 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
 
 def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
           limits: EnumerationLimits) -> DataFrame:
-    par = spark.sparkContext.defaultParallelism
+    par = parallelism(spark)
     split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
     spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
     # a small open cost packs many small files per task: more patterns shared in a task's accumulator
@@ -130,8 +131,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     t0 = time.time()
     if min_coverage < 1:
         raise BuildError("--min-coverage must be >= 1")
-    root = lake_uri(lake)
-    prog = Progress(spark.sparkContext, enabled=progress)
+    root = lake_uri(lake, here=not is_connect(spark))
+    prog = Progress(spark, enabled=progress)
     with prog:
         prog.say(f"listing {root}")
         listing, skipped = list_files(spark, root)
@@ -183,7 +184,7 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                 meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
                         "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
                         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                        "spark": {"master": spark.sparkContext.master, "version": spark.version},
+                        "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
                         **_summarize(stats, skipped)}
                 meta["build_seconds"] = round(time.time() - t0, 3)
                 tables = [{"table": relative_table(r.path, root), "bytes": r.length,

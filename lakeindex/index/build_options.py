@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 
 from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.spark_session import add_session_arguments
 
 
 class BuildError(RuntimeError):
@@ -32,7 +33,7 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--min-share", type=int, default=d.min_share,
                    help="a column is evidence for a pattern only if >= 1/N of its values match (default 16)")
     p.add_argument("--incremental", action="store_true", help="add only tables not yet in the index")
-    p.add_argument("--master", default=None, help="Spark master (default: spark-submit's, else local[*])")
+    add_session_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 

@@ -72,7 +72,7 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         declared = _parse_schema(spark, schema)
     local = path[len("file://"):] if path.startswith("file://") else path
     if len(files_given) > 1:
-        sources = [_glob_escape(p) for p in files_given]
+        sources = [_glob_escape(p if ":" in p.split("/")[0] else os.path.abspath(p)) for p in files_given]
     elif "://" not in local and os.path.isdir(local):
         # Spark would read every file of the directory (a README.md as CSV rows) and not the files of
         # plain sub-directories: read exactly the data files of this format, keeping partition columns
@@ -82,7 +82,9 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         elif not given:
             raise DatasetError(f"{path}: no {fmt} files")
     elif "://" not in local and os.path.isfile(local):
-        sources = [_glob_escape(path)]  # an existing file's name is literal ('[x].csv' is no character class)
+        # an existing file's name is literal ('[x].csv' is no character class); absolute, because a Spark
+        # Connect server resolves a relative path against its own working directory
+        sources = [_glob_escape(os.path.abspath(local))]
     header = None
     try:
         if fmt in ("csv", "tsv"):
@@ -98,15 +100,16 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
             df = reader.parquet(*sources)
         else:
             df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
+        columns = df.columns  # a Spark Connect reader is lazy: its server finds a missing path only here
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
         lines = str(exc).strip().splitlines()
         detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
         raise DatasetError(f"{path}: cannot read as {fmt}: {detail.strip()[:500]}") from exc
     if header is not None:
         _require_header(path, header, declared)
-    if not df.columns:
+    if not columns:
         raise DatasetError(f"{path}: the {fmt} reader found no columns (empty file?)")
-    if fmt == "jsonl" and df.columns == [CORRUPT_RECORD]:
+    if fmt == "jsonl" and columns == [CORRUPT_RECORD]:
         raise DatasetError(f"{path}: no line is a JSON object: not JSON lines (one object per line), or pass --format")
     return df
 

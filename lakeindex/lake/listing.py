@@ -28,10 +28,17 @@ class LakeError(RuntimeError):
     """A lake that does not exist or is not a directory."""
 
 
-def lake_uri(lake: str) -> str:
-    """URI of the lake root as Spark reports file paths (``file:/abs/path`` for local dirs)."""
+def lake_uri(lake: str, here: bool = True) -> str:
+    """URI of the lake root as Spark reports file paths (``file:/abs/path`` for local dirs).
+
+    ``here=False`` (a Spark Connect session) does not check a plain path on this machine: it names a
+    directory the server reads, made absolute against this working directory, and the server's listing
+    reports a missing lake.
+    """
     if "://" in lake or lake.startswith("file:"):
         return lake.rstrip("/")
+    if not here:
+        return "file:" + os.path.abspath(lake)
     p = Path(lake).resolve()
     if not p.exists():
         raise LakeError(f"lake directory {lake} does not exist")
@@ -54,26 +61,35 @@ def list_files(spark: SparkSession, root: str) -> tuple[list[LakeFile], list[dic
     Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does. Local lakes are
     listed with ``os.walk`` (py4j costs a few calls per file; this is ~100x faster), which does not enter
     symlinked directories (a loop would list the same files again and again); a symlinked file is indexed
-    once, under its first name, and a dangling or looping link is skipped with its reason. Other schemes
-    are listed with Hadoop's FileSystem.
+    once, under its first name, and a dangling or looping link is skipped with its reason. Other schemes,
+    and every lake of a Spark Connect session (whose files are the server's), are listed by Spark itself:
+    the ``binaryFile`` source's metadata columns, without reading a byte of content.
     """
-    if root.startswith("file:"):
+    from lakeindex.spark_session import is_connect
+
+    if root.startswith("file:") and not is_connect(spark):
         return _list_local(root)
-    jvm = spark.sparkContext._jvm
-    hpath = jvm.org.apache.hadoop.fs.Path(root)
-    fs = hpath.getFileSystem(spark.sparkContext._jsc.hadoopConfiguration())
-    if not fs.exists(hpath):
-        raise LakeError(f"lake {root} does not exist")
+    return _list_with_spark(spark, root), []
+
+
+def _list_with_spark(spark: SparkSession, root: str) -> list[LakeFile]:
+    from pyspark.errors import AnalysisException
+    from pyspark.sql import functions as F
+
+    listing = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+               .select("path", "length", F.unix_millis("modificationTime").alias("mtime")))
+    try:
+        rows = listing.collect()  # file names and sizes only
+    except AnalysisException as exc:
+        if "PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc):
+            raise LakeError(f"lake {root} does not exist (as the Spark session sees it)") from exc
+        raise
     out = []
-    it = fs.listFiles(hpath, True)
-    while it.hasNext():
-        st = it.next()
-        path = st.getPath().toString()
-        rel = relative_table(path, root)
-        if any(part.startswith(("_", ".")) for part in rel.split("/")):
-            continue
-        out.append(LakeFile(path, st.getLen(), st.getModificationTime()))
-    return sorted(out), []
+    for r in rows:
+        rel = relative_table(r.path, root)
+        if not any(part.startswith(("_", ".")) for part in rel.split("/")):
+            out.append(LakeFile(r.path, r.length, r.mtime))
+    return sorted(out)
 
 
 def _list_local(root: str) -> tuple[list[LakeFile], list[dict]]:
