@@ -32,6 +32,7 @@ from lakeindex.history.summary import (
     ColumnSummary,
     plain_number,
 )
+from lakeindex.shuffle_sizing import local_input_bytes, sized_shuffles
 from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
@@ -121,6 +122,13 @@ def summarize_batches(df: DataFrame, batch_column: str | None, kinds: dict[str, 
                      F.sum(_count_class(t, chars.JAVA_PUNCT)).alias(f"punc_len{i}")]
         if p["kind"] is None:
             aggs.append(F.count(F.when(F.col(f"t{i}").rlike(chars.NUMBER_RE), 1)).alias(f"num{i}"))
+    with sized_shuffles(df.sparkSession, local_input_bytes(df)):
+        return _collect(base, aggs, plans, batch_column, kinds_from, top_k, exact_distinct_limit)
+
+
+def _collect(base: DataFrame, aggs: list[Column], plans: list[dict[str, Any]], batch_column: str | None,
+             kinds_from: Any, top_k: int, exact_distinct_limit: int) -> dict[Any, dict[str, ColumnSummary]]:
+    """Run the two jobs of :func:`summarize_batches` (per-batch aggregates, grouped values) and assemble."""
     if batch_column is None:  # one row even for an empty batch
         found = {0: base.agg(*aggs).collect()[0].asDict()}
     else:

@@ -151,8 +151,17 @@ def compute_metrics(analyzers: list[Analyzer], scan_states: dict[Analyzer, State
 
 def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSystemStateStore | None = None,
                  save_to: FileSystemStateStore | None = None) -> AnalyzerContext:
-    """Compute the analyzers' metrics on ``df`` (merged with ``previous`` states), persisting to ``save_to``."""
-    analyzers = list(OrderedDict.fromkeys(analyzers))
+    """Compute the analyzers' metrics on ``df`` (merged with ``previous`` states), persisting to ``save_to``.
+
+    Shuffles (frequency tables) are sized from ``df``'s input files (:mod:`lakeindex.shuffle_sizing`)."""
+    from lakeindex.shuffle_sizing import local_input_bytes, sized_shuffles
+
+    with sized_shuffles(df.sparkSession, local_input_bytes(df)):
+        return _run_analysis(df, list(OrderedDict.fromkeys(analyzers)), previous, save_to)
+
+
+def _run_analysis(df: DataFrame, analyzers: list[Analyzer], previous: FileSystemStateStore | None,
+                  save_to: FileSystemStateStore | None) -> AnalyzerContext:
     out: dict[Analyzer, Metric] = {}
     ok = _check(analyzers, df, out)
     scan = [a for a in ok if isinstance(a, ScanAnalyzer)]
