@@ -63,11 +63,11 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     if remote and master:
         raise SessionError(f"--master {master} and a Spark Connect address ({remote}) cannot be combined: a Connect "
                            "server has its own master; drop --master (or unset SPARK_REMOTE)")
+    if remote:  # the Connect client keeps its own sessions: a classic one active in this process is not it
+        return _connect(remote, app_name, extra)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    if remote:
-        return _connect(remote, app_name, extra)
     java_home = os.environ.get("JAVA_HOME")
     if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
         raise SparkUnavailable("java not found. " + JAVA_ADVICE)
@@ -110,12 +110,18 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
 def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkSession:
     """A Spark Connect session to ``remote`` with the library's SQL settings and its code shipped."""
     try:
-        from pyspark.sql.connect.session import SparkSession as ConnectSession  # noqa: F401 - needs grpcio
+        import pyspark.sql.connect.session  # noqa: F401 - needs grpcio
     except ImportError as exc:
         raise SparkUnavailable(f"Spark Connect needs its client packages ({exc}): pip install 'lakeindex[connect]'") \
             from exc
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    _reachable(remote)
+    if SparkContext._active_spark_context is not None:
+        # pyspark switches its functions module to Connect process-wide: the two kinds cannot share a process
+        raise SessionError(f"a classic Spark session already runs in this process; a Spark Connect session "
+                           f"({remote}) needs a process of its own")
     builder = SparkSession.builder.remote(remote).appName(app_name)
     try:
         spark = builder.getOrCreate()
@@ -130,6 +136,28 @@ def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkS
 
     ship_code(spark)
     return spark
+
+
+CONNECT_DEFAULT_PORT = 15002
+CONNECT_PROBE_SECONDS = 10.0
+
+
+def _reachable(remote: str) -> None:
+    """Fail fast when nothing listens at a Connect address: the client's own retries take minutes, then
+    retry again at exit."""
+    import socket
+    from urllib.parse import urlparse
+
+    parsed = urlparse(remote.split(";", 1)[0])
+    if parsed.scheme != "sc" or not parsed.hostname:
+        raise SessionError(f"Spark Connect address {remote!r} is not of the form sc://HOST[:PORT]")
+    port = parsed.port or CONNECT_DEFAULT_PORT
+    try:
+        socket.create_connection((parsed.hostname, port), timeout=CONNECT_PROBE_SECONDS).close()
+    except OSError as exc:
+        raise SparkUnavailable(f"cannot reach the Spark Connect server at {remote} ({parsed.hostname}:{port}: "
+                               f"{exc.strerror or exc}). Is it started (sbin/start-connect-server.sh) and is the "
+                               "address sc://HOST:PORT?") from exc
 
 
 def is_connect(spark: SparkSession) -> bool:
