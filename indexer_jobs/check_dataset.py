@@ -3,8 +3,8 @@
 The same arguments, JSON and exit codes as the CLI subcommands (0 pass, 1 an error-level check
 failed, 2 bad input), so a scheduler can run it on a cluster unchanged::
 
-    pip wheel --no-deps -w dist . && spark-submit --master yarn --deploy-mode client \\
-      --py-files dist/lakeindex-0.1.0-py3-none-any.whl indexer_jobs/check_dataset.py \\
+    lakeindex package --out dist && spark-submit --master yarn --deploy-mode client \\
+      --py-files dist/lakeindex-0.1.0.zip indexer_jobs/check_dataset.py \\
       --output result.json check hdfs:///warehouse/orders/2026-11-21 --format parquet \\
       --checks checks.json --repo /data/metrics-repo --dataset orders --tag day=2026-11-21
 
