@@ -22,14 +22,19 @@ from lakeindex.checks.constraint import AnomalyConstraint, Constraint, MetricCon
 from lakeindex.metrics import (
     ApproxCountDistinct,
     ApproxQuantile,
+    ColumnCount,
+    ColumnExists,
     Completeness,
     Compliance,
     Correlation,
     CountDistinct,
     DataType,
     Distinctness,
+    DuplicateRowCount,
     Entropy,
+    ExactQuantile,
     Histogram,
+    Kurtosis,
     Maximum,
     MaxLength,
     Mean,
@@ -37,12 +42,15 @@ from lakeindex.metrics import (
     MinLength,
     MutualInformation,
     PatternMatch,
+    RatioOfSums,
     Size,
+    Skewness,
     StandardDeviation,
     Sum,
     Uniqueness,
     UniqueValueRatio,
     Variance,
+    ZerosCount,
 )
 from lakeindex.metrics.analyzer import Analyzer
 from lakeindex.sql_identifiers import col, quote_identifier
@@ -127,6 +135,15 @@ class Check:
     def has_size(self, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Size(where), assertion, "has_size")
 
+    # schema
+    def has_column_count(self, assertion: AssertionLike) -> Check:
+        """Number of columns of the data (Deequ's hasColumnCount); read from the schema, no scan."""
+        return self._add(ColumnCount(), assertion, "has_column_count")
+
+    def has_column(self, column: str) -> Check:
+        """The data has a top-level column of exactly this name (Deequ's ColumnExists), checked on the schema."""
+        return self._add(ColumnExists(column), None, f"has_column({column})")
+
     # completeness
     def is_complete(self, column: str, where: str | None = None) -> Check:
         return self._add(Completeness(column, where), None, f"is_complete({column})",
@@ -194,6 +211,13 @@ class Check:
         """Deequ's hasNumberOfDistinctValues: the exact count of distinct non-null values."""
         return self._add(CountDistinct((column,), where), assertion, f"has_number_of_distinct_values({column})")
 
+    def has_duplicate_row_count(self, column: str | Sequence[str], assertion: AssertionLike,
+                                where: str | None = None) -> Check:
+        """Rows whose value (combination) of ``column`` occurs more than once (Deequ's DuplicateRowCount)."""
+        cols = _cols(column)
+        return self._add(DuplicateRowCount(cols, where), assertion, f"has_duplicate_row_count({', '.join(cols)})",
+                         violations=_duplicates(cols, where))
+
     def has_approx_count_distinct(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(ApproxCountDistinct(column, where), assertion, f"has_approx_count_distinct({column})")
 
@@ -235,9 +259,17 @@ class Check:
         test = _numeric_test(column, f"BETWEEN {sql_literal(float(lower))} AND {sql_literal(float(upper))}")
         return self._compliance(f"is_in_range({column}, {lower}, {upper})", test, assertion, where)
 
-    def is_contained_in(self, column: str, values: Sequence[Any], assertion: AssertionLike = None,
-                        where: str | None = None) -> Check:
-        """Fraction of the non-null values of ``column`` that are in ``values`` (default: all)."""
+    def is_contained_in(self, column: str, values: Sequence[Any] | None = None, assertion: AssertionLike = None,
+                        where: str | None = None, *, lower_bound: float | None = None,
+                        upper_bound: float | None = None, include_lower_bound: bool = True,
+                        include_upper_bound: bool = True) -> Check:
+        """Fraction of the non-null values of ``column`` that are in ``values`` (default: all), or, Deequ's
+        numeric form, between ``lower_bound`` and ``upper_bound`` (each bound included unless told not to)."""
+        if values is None:
+            return self._contained_in_range(column, lower_bound, upper_bound, include_lower_bound,
+                                            include_upper_bound, assertion, where)
+        if lower_bound is not None or upper_bound is not None:
+            raise ValueError(f"is_contained_in({column}): give the allowed values or the bounds, not both")
         if isinstance(values, str | bytes):  # would silently allow its single characters
             raise ValueError(f"is_contained_in({column}): the allowed values must be a list, got {values!r}")
         if not values:
@@ -255,6 +287,22 @@ class Check:
             predicate = f"{c} IN ({listed})"
         return self._compliance(name, predicate, assertion, _and(where, f"{c} IS NOT NULL"), values_of=column,
                                 shown_where=where)
+
+    def _contained_in_range(self, column: str, lower: float | None, upper: float | None, include_lower: bool,
+                            include_upper: bool, assertion: AssertionLike, where: str | None) -> Check:
+        """The range form of is_contained_in: as the set form, nulls are left out and text that is no number
+        is a violation (Deequ counts nulls as passing rows; the verdict of the default ``== 1`` is the same)."""
+        if lower is None or upper is None:
+            raise ValueError(f"is_contained_in({column}): give the allowed values, or both lower_bound and upper_bound")
+        lo, hi = float(lower), float(upper)
+        if math.isnan(lo) or math.isnan(hi) or lo > hi:
+            raise ValueError(f"is_contained_in({column}): bounds {lower}, {upper} are not an interval")
+        c = f"TRY_CAST({quote_identifier(column)} AS DOUBLE)"
+        predicate = (f"{c} {'>=' if include_lower else '>'} {sql_literal(lo)} AND "
+                     f"{c} {'<=' if include_upper else '<'} {sql_literal(hi)}")
+        name = f"is_contained_in({column}, {'[' if include_lower else '('}{lo}, {hi}{']' if include_upper else ')'})"
+        return self._compliance(name, predicate, assertion, _and(where, f"{quote_identifier(column)} IS NOT NULL"),
+                                values_of=column, shown_where=where)
 
     def is_less_than(self, a: str, b: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
         return self._compliance(f"is_less_than({a}, {b})",
@@ -320,6 +368,24 @@ class Check:
         """Population variance of the non-null values (Deequ's hasVariance)."""
         return self._add(Variance(column, where), assertion, f"has_variance({column})")
 
+    def has_skewness(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Population skewness of the non-null values (Deequ's Skewness; 0 for a constant column)."""
+        return self._add(Skewness(column, where), assertion, f"has_skewness({column})")
+
+    def has_kurtosis(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Population excess kurtosis of the non-null values (Deequ's Kurtosis; 0 for a normal distribution)."""
+        return self._add(Kurtosis(column, where), assertion, f"has_kurtosis({column})")
+
+    def has_zeros_count(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Number of non-null values equal to 0 (Deequ's ZerosCount)."""
+        return self._add(ZerosCount(column, where), assertion, f"has_zeros_count({column})")
+
+    def has_ratio_of_sums(self, numerator: str, denominator: str, assertion: AssertionLike,
+                          where: str | None = None) -> Check:
+        """sum(numerator) / sum(denominator) (Deequ's RatioOfSums; a zero denominator gives ±infinity)."""
+        return self._add(RatioOfSums(numerator, denominator, where), assertion,
+                         f"has_ratio_of_sums({numerator}, {denominator})")
+
     def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(MinLength(column, where), assertion, f"has_min_length({column})")
 
@@ -327,9 +393,16 @@ class Check:
         return self._add(MaxLength(column, where), assertion, f"has_max_length({column})")
 
     def has_approx_quantile(self, column: str, quantile: float, assertion: AssertionLike,
-                            where: str | None = None) -> Check:
-        return self._add(ApproxQuantile(column, quantile, where), assertion,
-                         f"has_approx_quantile({column}, {quantile})")
+                            where: str | None = None, relative_error: float = 0.01) -> Check:
+        """A KLL-sketched quantile; ``relative_error`` bounds its rank error (Deequ's default 0.01)."""
+        shown = "" if relative_error == 0.01 else f", relative_error={relative_error}"  # names stay unique
+        return self._add(ApproxQuantile(column, quantile, where, relative_error), assertion,
+                         f"has_approx_quantile({column}, {quantile}{shown})")
+
+    def has_exact_quantile(self, column: str, quantile: float, assertion: AssertionLike,
+                           where: str | None = None) -> Check:
+        """Spark's exact ``percentile`` of the non-null values (Deequ's hasExactQuantile)."""
+        return self._add(ExactQuantile(column, quantile, where), assertion, f"has_exact_quantile({column}, {quantile})")
 
     def has_entropy(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Entropy(column, where), assertion, f"has_entropy({column})")

@@ -2,12 +2,14 @@
 
 from lakeindex.metrics.analyzer import Analyzer, MetricError
 from lakeindex.metrics.context import AnalyzerContext
-from lakeindex.metrics.counting import Completeness, Compliance, PatternMatch, Size
+from lakeindex.metrics.counting import Completeness, Compliance, PatternMatch, Size, ZerosCount
 from lakeindex.metrics.datatype import DataType
 from lakeindex.metrics.grouping import (
     CountDistinct,
     Distinctness,
+    DuplicateRowCount,
     Entropy,
+    ExactQuantile,
     Histogram,
     MutualInformation,
     Uniqueness,
@@ -21,18 +23,22 @@ from lakeindex.metrics.numeric import (
     Mean,
     Minimum,
     MinLength,
+    RatioOfSums,
     StandardDeviation,
     Sum,
     Variance,
 )
 from lakeindex.metrics.runner import AnalysisRunner, run_analysis, run_on_aggregated_states
+from lakeindex.metrics.schema import ColumnCount, ColumnExists
+from lakeindex.metrics.shape import Kurtosis, Skewness
 from lakeindex.metrics.sketching import ApproxCountDistinct, ApproxQuantile, ApproxQuantiles
 from lakeindex.metrics.state_store import FileSystemStateStore
 
 __all__ = [
     "AnalysisRunner", "Analyzer", "AnalyzerContext", "ApproxCountDistinct", "ApproxQuantile", "ApproxQuantiles",
-    "Completeness", "Compliance", "Correlation", "CountDistinct", "DataType", "Distinctness", "Entropy",
-    "FileSystemStateStore", "Histogram", "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength",
-    "Minimum", "MutualInformation", "PatternMatch", "Size", "StandardDeviation", "Sum", "UniqueValueRatio", "Variance",
-    "Uniqueness", "run_analysis", "run_on_aggregated_states",
+    "ColumnCount", "ColumnExists", "Completeness", "Compliance", "Correlation", "CountDistinct", "DataType",
+    "Distinctness", "DuplicateRowCount", "Entropy", "ExactQuantile", "FileSystemStateStore", "Histogram", "Kurtosis",
+    "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength", "Minimum", "MutualInformation",
+    "PatternMatch", "RatioOfSums", "Size", "Skewness", "StandardDeviation", "Sum", "UniqueValueRatio", "Variance",
+    "Uniqueness", "ZerosCount", "run_analysis", "run_on_aggregated_states",
 ]

@@ -1,9 +1,10 @@
 """Analyzer base classes: an analyzer computes one metric from a DataFrame through a mergeable state.
 
-Two physical kinds, as in Deequ §4: *scan* analyzers contribute aggregate expressions to one shared
+Three physical kinds (the first two as in Deequ §4): *scan* analyzers contribute aggregate expressions to one shared
 ``df.agg(...)`` pass, and *grouping* analyzers need a frequency table of some columns, shared by every
-analyzer grouping by the same columns. Analyzers are frozen dataclasses, so equal parameters mean the
-same metric; ``spec()`` is the stable text identity used by the repository and the state store.
+analyzer grouping by the same columns; *schema* analyzers read only the schema. Analyzers are frozen
+dataclasses, so equal parameters mean the same metric; ``spec()`` is the stable text identity used by the
+repository and the state store.
 """
 
 from __future__ import annotations
@@ -60,7 +61,10 @@ class Analyzer:
         return ",".join(c) if isinstance(c, tuple) else str(c)
 
     def spec(self) -> str:
-        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self))
+        # a parameter added later is left out at its default (metadata "omit_default"), so stored states and
+        # repository histories keyed by the spec stay the same metric's
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                         if not (f.metadata.get("omit_default") and getattr(self, f.name) == f.default))
         return f"{self.name}({args})"
 
     def preconditions(self, schema: StructType) -> None:
@@ -114,6 +118,15 @@ class ScanAnalyzer(Analyzer):
         from pyspark.sql import functions as F
 
         return self.key("count(*)"), F.count(self.conditional(F.lit(1)))
+
+
+class SchemaAnalyzer(Analyzer):
+    """An analyzer answered from the DataFrame's schema alone (ColumnCount, ColumnExists): no Spark job."""
+
+    entity: ClassVar[str] = "Dataset"
+
+    def state_from_schema(self, schema: StructType) -> State:  # pragma: no cover - abstract
+        raise NotImplementedError
 
 
 def ratio(num: int, total: int, what: str) -> float:

@@ -1,6 +1,7 @@
-"""Counting analyzers: Size, Completeness, Compliance and PatternMatch (ratios of matching rows).
+"""Counting analyzers: Size, ZerosCount, Completeness, Compliance and PatternMatch (ratios of matching rows).
 
-Semantics follow Deequ: Size counts rows (0 on empty data, never a failure); Completeness is the
+Semantics follow Deequ: Size counts rows (0 on empty data, never a failure), ZerosCount the non-null values
+equal to 0 (0 on empty data, where Deequ's SQL sum over no rows fails); Completeness is the
 fraction of non-null values; Compliance the fraction of rows whose predicate is true (a null predicate
 result is not compliant). Ratios over zero rows fail rather than report 0 or 1. NaN is a value, not
 null, as in Spark. One deliberate difference: PatternMatch divides by the *non-null* values, because
@@ -12,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, ratio, require_column
+from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, ratio, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.states import NumMatches
 from lakeindex.sql_identifiers import col
@@ -39,6 +40,31 @@ class Size(ScanAnalyzer):
 
     def metric_from_state(self, state: NumMatches | None) -> Metric:
         return self.success(float(state.num if state else 0))
+
+
+@dataclass(frozen=True)
+class ZerosCount(ScanAnalyzer):
+    """Number of non-null values of a numeric column equal to 0 (-0.0 included, NaN not): Deequ's ZerosCount."""
+
+    column: str
+    where: str | None = None
+
+    def preconditions(self, schema: StructType) -> None:
+        require_numeric(schema, self.column, self.spec())
+
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        c = col(self.column)
+        return {self.key(f"zeros({self.column!r})"): F.count(self.conditional(F.lit(1), c.cast("double") == 0)),
+                self.key(f"count({self.column!r})"): F.count(self.conditional(c))}
+
+    def state_from(self, row: dict[str, Any]) -> NumMatches:
+        return NumMatches(int(row[self.key(f"zeros({self.column!r})")] or 0),
+                          int(row[self.key(f"count({self.column!r})")] or 0))
+
+    def metric_from_state(self, state: NumMatches | None) -> Metric:
+        return self.success(float(state.num if state else 0), values=state.total if state else 0)
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,13 @@
 """Grouping analyzers, computed from a shared frequency table: Uniqueness, Distinctness,
-UniqueValueRatio, CountDistinct, Entropy, MutualInformation and Histogram.
+UniqueValueRatio, CountDistinct, DuplicateRowCount, ExactQuantile, Entropy, MutualInformation and Histogram.
 
 Definitions follow Deequ's implementation, with N the rows where at least one grouping column is
 non-null and V the distinct values: Uniqueness = |{v: c_v = 1}| / N, Distinctness = |V| / N,
-UniqueValueRatio = |{v: c_v = 1}| / |V| (what the paper's §3.1 text calls uniqueness), Entropy =
-−Σ c_v/N · ln(c_v/N), MutualInformation = Σ c_ab/N · ln(c_ab·N / (c_a·c_b)). Every analyzer on the same
-FrequencySpec is answered by one aggregation over the table (scan sharing for grouping, §4).
+UniqueValueRatio = |{v: c_v = 1}| / |V| (what the paper's §3.1 text calls uniqueness), DuplicateRowCount =
+Σ_{c_v > 1} c_v = N − |{v: c_v = 1}|, Entropy = −Σ c_v/N · ln(c_v/N), MutualInformation =
+Σ c_ab/N · ln(c_ab·N / (c_a·c_b)). ExactQuantile is Spark's exact ``percentile`` weighted by the counts, so
+it merges exactly across deltas (Deequ's own state cannot). Every analyzer on the same FrequencySpec is
+answered by one aggregation over the table (scan sharing for grouping, §4).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from lakeindex.metrics.analyzer import Analyzer, require_column, require_numeric
+from lakeindex.metrics.analyzer import Analyzer, MetricError, require_column, require_numeric
 from lakeindex.metrics.frequencies import COUNT, FrequencySpec, FrequencyState, bin_labels
 from lakeindex.metrics.metric import Metric
 
@@ -124,6 +126,52 @@ class CountDistinct(_RatioOfTable):
 
     def compute(self, rows: int, distinct: int, singletons: int) -> float:
         return float(distinct)
+
+
+@dataclass(frozen=True)
+class DuplicateRowCount(_RatioOfTable):
+    """Rows whose value (combination) occurs more than once, all of them counted (Deequ's DuplicateRowCount:
+    Σ of the counts above 1); 0 on no rows. Rows with every column null are left out, as in all grouping
+    analyzers; Deequ's "no columns means all columns" is not offered (the columns are part of the spec)."""
+
+    empty_value: ClassVar[float | None] = 0.0
+
+    def compute(self, rows: int, distinct: int, singletons: int) -> float:
+        return float(rows - singletons)
+
+
+@dataclass(frozen=True)
+class ExactQuantile(GroupingAnalyzer):
+    """Exact quantile of the non-null values, as Spark's ``percentile`` (linear interpolation between ranks:
+    position q·(n−1)); Deequ's ExactQuantile. Values are read back as doubles from the table's text, so a
+    float (32-bit) column's 1.1 is 1.1, where a direct cast gives 1.100000023841858."""
+
+    column: str
+    quantile: float = 0.5
+    where: str | None = None
+
+    def frequency_spec(self) -> FrequencySpec:
+        return FrequencySpec((self.column,), self.where)
+
+    def preconditions(self, schema: StructType) -> None:
+        require_numeric(schema, self.column, self.spec())
+        if not 0.0 <= self.quantile <= 1.0:
+            raise MetricError(f"{self.spec()}: quantile {self.quantile} is outside [0, 1]")
+
+    def _key(self) -> str:
+        return f"percentile({self.quantile!r})"
+
+    def table_aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        aggs = super().table_aggregations()
+        aggs[self._key()] = F.percentile(F.col("g0").cast("double"), F.lit(float(self.quantile)), F.col(COUNT))
+        return aggs
+
+    def metric_from_table(self, row: dict[str, Any], state: FrequencyState) -> Metric:
+        if int(row["rows"] or 0) == 0 or row[self._key()] is None:
+            return self.failure(f"{self.spec()}: {NO_ROWS}")
+        return self.success(float(row[self._key()]))
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,10 @@
-"""Numeric and length analyzers: Minimum, Maximum, Mean, Sum, StandardDeviation, Correlation, Min/MaxLength.
+"""Numeric and length analyzers: Minimum, Maximum, Mean, Sum, StandardDeviation, Variance, RatioOfSums,
+Correlation, Min/MaxLength.
 
 Nulls are skipped; a column with no non-null value (or no rows) yields a failed metric, as in Deequ,
 rather than a made-up 0. StandardDeviation is the population deviation (Deequ's choice) and
-Correlation is Pearson's over the rows where both columns are non-null. Values are aggregated as
+Correlation is Pearson's over the rows where both columns are non-null. RatioOfSums divides two sums as
+Deequ does: a zero denominator gives ±infinity (NaN for 0/0), assertable like any value. Values are aggregated as
 doubles; NaN propagates (a NaN in the column makes Mean NaN and is Spark's largest value for Max).
 """
 
@@ -14,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
-from lakeindex.metrics.states import CoMoments, Extreme, Moments, SumCount
+from lakeindex.metrics.states import CoMoments, Extreme, Moments, SumCount, SumPair
 from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
@@ -138,24 +140,32 @@ class Sum(_SumCount):
         return self.success(state.total)
 
 
+def moment_aggregations(a: ScanAnalyzer, column: str) -> dict[str, Column]:
+    """Count, mean and population variance of ``column`` (keys shared by every analyzer needing them)."""
+    from pyspark.sql import functions as F
+
+    v = a.conditional(_num(column))
+    return {a.key(f"count({column!r})"): F.count(a.conditional(col(column))), a.key(f"avg({column!r})"): F.avg(v),
+            a.key(f"var_pop({column!r})"): F.var_pop(v)}
+
+
+def moments_from(a: ScanAnalyzer, column: str, row: dict[str, Any]) -> Moments:
+    """The Moments state from the values of ``moment_aggregations``."""
+    n = int(row[a.key(f"count({column!r})")] or 0)
+    if n == 0:
+        return Moments(0, 0.0, 0.0)
+    return Moments(n, float(row[a.key(f"avg({column!r})")]), float(row[a.key(f"var_pop({column!r})")]) * n)
+
+
 @dataclass(frozen=True)
 class StandardDeviation(_NumericColumn):
     """Population standard deviation of the non-null values."""
 
     def aggregations(self) -> dict[str, Column]:
-        from pyspark.sql import functions as F
-
-        v = self.conditional(_num(self.column))
-        return {self.key(f"count({self.column!r})"): F.count(self.conditional(col(self.column))),
-                self.key(f"avg({self.column!r})"): F.avg(v),
-                self.key(f"var_pop({self.column!r})"): F.var_pop(v)}
+        return moment_aggregations(self, self.column)
 
     def state_from(self, row: dict[str, Any]) -> Moments:
-        n = int(row[self.key(f"count({self.column!r})")] or 0)
-        if n == 0:
-            return Moments(0, 0.0, 0.0)
-        return Moments(n, float(row[self.key(f"avg({self.column!r})")]),
-                       float(row[self.key(f"var_pop({self.column!r})")]) * n)
+        return moments_from(self, self.column, row)
 
     def metric_from_state(self, state: Moments | None) -> Metric:
         if state is None or state.n == 0:
@@ -171,6 +181,47 @@ class Variance(StandardDeviation):
         if state is None or state.n == 0:
             return self.failure(f"{self.spec()}: {NO_VALUES}")
         return self.success(max(state.m2, 0.0) / state.n)
+
+
+@dataclass(frozen=True)
+class RatioOfSums(ScanAnalyzer):
+    """sum(numerator) / sum(denominator), each sum over its column's non-null values (Deequ's RatioOfSums)."""
+
+    numerator: str
+    denominator: str
+    where: str | None = None
+    entity = "Multicolumn"
+
+    def instance(self) -> str:
+        return f"{self.numerator},{self.denominator}"
+
+    def preconditions(self, schema: StructType) -> None:
+        require_numeric(schema, self.numerator, self.spec())
+        require_numeric(schema, self.denominator, self.spec())
+
+    def aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        out = {}
+        for c in (self.numerator, self.denominator):  # the keys of Sum(c): shared when both are asked
+            out[self.key(f"sum({c!r})")] = F.sum(self.conditional(_num(c)))
+            out[self.key(f"count({c!r})")] = F.count(self.conditional(col(c)))
+        return out
+
+    def state_from(self, row: dict[str, Any]) -> SumPair:
+        num, den = (row[self.key(f"sum({c!r})")] for c in (self.numerator, self.denominator))
+        return SumPair(float(num or 0.0), float(den or 0.0), int(row[self.key(f"count({self.numerator!r})")] or 0),
+                       int(row[self.key(f"count({self.denominator!r})")] or 0))
+
+    def metric_from_state(self, state: SumPair | None) -> Metric:
+        if state is None or state.numerator_count == 0 or state.denominator_count == 0:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        num, den = state.numerator, state.denominator
+        if den == 0:  # IEEE division as in Deequ (Scala doubles): ±inf, or NaN for 0/0
+            value = math.nan if num == 0 or math.isnan(num) else math.copysign(math.inf, num) * math.copysign(1, den)
+        else:
+            value = num / den
+        return self.success(value, numerator=num, denominator=den)
 
 
 @dataclass(frozen=True)

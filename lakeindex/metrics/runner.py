@@ -6,7 +6,8 @@ Plan of one run:
 2. Every scan analyzer's aggregate expressions, de-duplicated by their text, run in ONE ``df.agg``.
    If Spark rejects that query, each analyzer is tried on its own to pin the failure on it.
 3. Grouping analyzers are bucketed by FrequencySpec: one frequency table (one group-by) per bucket,
-   and one aggregation over each table answers all analyzers of the bucket.
+   and one aggregation over each table answers all analyzers of the bucket. Schema analyzers (ColumnCount,
+   ColumnExists) read the schema and run no job.
 4. With ``aggregate_with``, stored states of earlier data merge with the new ones (D ∪ ΔD from a pass
    over ΔD only); with ``save_states_with``, the merged states are persisted atomically.
 """
@@ -17,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import Analyzer, MetricError, ScanAnalyzer
+from lakeindex.metrics.analyzer import Analyzer, MetricError, ScanAnalyzer, SchemaAnalyzer
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.frequencies import FrequencySpec, FrequencyState
 from lakeindex.metrics.grouping import GroupingAnalyzer, MutualInformation
@@ -166,6 +167,8 @@ def _run_analysis(df: DataFrame, analyzers: list[Analyzer], previous: FileSystem
     ok = _check(analyzers, df, out)
     scan = [a for a in ok if isinstance(a, ScanAnalyzer)]
     scan_states = compute_scan_states(df, scan, out)
+    # schema states travel with the scan states: merged, saved and turned into metrics the same way
+    scan_states.update({a: a.state_from_schema(df.schema) for a in ok if isinstance(a, SchemaAnalyzer)})
     if previous is not None:
         for a, st in list(scan_states.items()):
             old = previous.load(a.spec())
@@ -217,7 +220,7 @@ def run_on_aggregated_states(spark: SparkSession, analyzers: Iterable[Analyzer],
         return acc
 
     for a in analyzers:
-        if isinstance(a, ScanAnalyzer):
+        if isinstance(a, ScanAnalyzer | SchemaAnalyzer):
             st = merged(a.spec())
             if st is None:
                 out[a] = a.failure(f"{a.spec()}: no stored state in any of the given stores")

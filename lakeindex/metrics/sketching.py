@@ -3,17 +3,23 @@
 Spark's built-in DataSketches aggregates build the sketches in the executors; the state is the
 serialized sketch, so it merges across deltas and partitions. Values are hashed as their string form
 so a column whose type drifts between batches (int to string) is not double-counted after a merge.
+
+ApproxQuantile(s) take Deequ's ``relative_error`` (default 0.01), a bound on the *rank* error: Deequ's
+Greenwald-Khanna summary guarantees it always, a KLL sketch with 99% confidence. The sketch's size k is the
+smallest whose normalised rank error is at most ``relative_error`` (0.01 gives k = 269 instead of the
+former fixed 200, ~1.3%); below ~5e-5 no KLL sketch can promise it and the metric fails (use ExactQuantile).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.numeric import NO_VALUES
-from lakeindex.metrics.states import HLL_LG_K, KLL_K, HllSketch, KllSketch
+from lakeindex.metrics.states import HLL_LG_K, HllSketch, KllSketch
 from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
@@ -48,6 +54,28 @@ class ApproxCountDistinct(ScanAnalyzer):
         return self.success(float(round(state.estimate())), relative_error=state.relative_error())
 
 
+KLL_MAX_K = 65535  # the largest k Spark's kll_sketch_agg_double accepts
+DEFAULT_RELATIVE_ERROR = 0.01  # Deequ's default
+
+
+@functools.cache
+def kll_k(relative_error: float) -> int:
+    """The smallest KLL k whose normalised rank error (single quantile, 99% confidence) is <= ``relative_error``."""
+    import datasketches as ds
+
+    def err(k: int) -> float:
+        return ds.kll_doubles_sketch.get_normalized_rank_error(k, False)
+
+    if not 0.0 < relative_error <= 1.0 or err(KLL_MAX_K) > relative_error:
+        raise ValueError(f"relative_error {relative_error} is not in ({err(KLL_MAX_K):.1e}, 1], what a KLL sketch "
+                         "can guarantee (use ExactQuantile for exact quantiles)")
+    lo, hi = 8, KLL_MAX_K  # err decreases with k: binary search for the first k meeting the bound
+    while lo < hi:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if err(mid) <= relative_error else (mid + 1, hi)
+    return lo
+
+
 @dataclass(frozen=True)
 class _Quantiles(ScanAnalyzer):
     column: str
@@ -57,17 +85,22 @@ class _Quantiles(ScanAnalyzer):
         for q in self.requested():
             if not 0.0 <= q <= 1.0:
                 raise MetricError(f"{self.spec()}: quantile {q} is outside [0, 1]")
+        try:
+            kll_k(self.relative_error)
+        except ValueError as exc:
+            raise MetricError(f"{self.spec()}: {exc}") from exc
 
     def requested(self) -> list[float]:  # pragma: no cover - abstract
         raise NotImplementedError
 
     def _key(self) -> str:
-        return self.key(f"kll({self.column!r})")
+        return self.key(f"kll({self.column!r}, k={kll_k(self.relative_error)})")
 
     def aggregations(self) -> dict[str, Column]:
         from pyspark.sql import functions as F
 
-        return {self._key(): F.kll_sketch_agg_double(self.conditional(col(self.column).cast("double")), KLL_K)}
+        k = kll_k(self.relative_error)
+        return {self._key(): F.kll_sketch_agg_double(self.conditional(col(self.column).cast("double")), k)}
 
     def state_from(self, row: dict[str, Any]) -> KllSketch:
         return KllSketch(bytes(row[self._key()]))
@@ -80,10 +113,11 @@ class _Quantiles(ScanAnalyzer):
 
 @dataclass(frozen=True)
 class ApproxQuantile(_Quantiles):
-    """One approximate quantile (KLL, k = 200: ~1.3% normalised rank error)."""
+    """One approximate quantile (KLL sketch sized for ``relative_error``, a rank error)."""
 
     quantile: float = 0.5
     where: str | None = None
+    relative_error: float = field(default=DEFAULT_RELATIVE_ERROR, metadata={"omit_default": True})
 
     def requested(self) -> list[float]:
         return [self.quantile]
@@ -101,6 +135,7 @@ class ApproxQuantiles(_Quantiles):
 
     quantiles: tuple[float, ...] = (0.25, 0.5, 0.75)
     where: str | None = None
+    relative_error: float = field(default=DEFAULT_RELATIVE_ERROR, metadata={"omit_default": True})
 
     def requested(self) -> list[float]:
         return list(self.quantiles)

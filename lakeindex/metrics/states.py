@@ -4,7 +4,8 @@ A state is the sufficient statistic of a metric: the metric of D ∪ ΔD comes f
 state(ΔD))`` without touching D again, and states of partitions combine in any order. Moments merge
 with Chan et al.'s parallel formulas; distinct counts and quantiles are Apache DataSketches HLL and KLL
 sketches (what Spark's ``hll_sketch_agg``/``kll_sketch_agg_double`` produce), merged with the
-``datasketches`` library so no JVM is needed to combine stored states.
+``datasketches`` library so no JVM is needed to combine stored states. Third and fourth central moments
+merge with Pébay's pairwise formulas (the ones Spark's CentralMomentAgg and Deequ's Skewness use).
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from typing import Any, ClassVar
 import datasketches as ds
 
 HLL_LG_K = 12  # 4,096 registers: relative standard error ~1.6%
-KLL_K = 200  # normalised rank error ~1.3% for a single quantile
 
 
 class State:
@@ -93,6 +93,64 @@ class Moments(State):
         avg = self.avg + delta * other.n / n
         m2 = self.m2 + other.m2 + delta * delta * self.n * other.n / n
         return Moments(n, avg, m2)
+
+
+@dataclass(frozen=True)
+class CentralMoments(State):
+    """Count, mean and the sums of 2nd, 3rd and 4th powers of deviations (Skewness, Kurtosis)."""
+
+    kind: ClassVar[str] = "central_moments"
+    n: int
+    avg: float
+    m2: float
+    m3: float
+    m4: float
+
+    def merge(self, other: CentralMoments) -> CentralMoments:
+        # Pébay (2008), eq. 2.1-2.3; the same pairwise update as Spark's CentralMomentAgg.merge
+        if self.n == 0:
+            return other
+        if other.n == 0:
+            return self
+        na, nb = self.n, other.n
+        n = na + nb
+        delta = other.avg - self.avg
+        dn = delta / n
+        m2 = self.m2 + other.m2 + delta * dn * na * nb
+        m3 = (self.m3 + other.m3 + delta * dn * dn * na * nb * (na - nb)
+              + 3.0 * dn * (na * other.m2 - nb * self.m2))
+        m4 = (self.m4 + other.m4 + delta * dn * dn * dn * na * nb * (na * na - na * nb + nb * nb)
+              + 6.0 * dn * dn * (na * na * other.m2 + nb * nb * self.m2) + 4.0 * dn * (na * other.m3 - nb * self.m3))
+        return CentralMoments(n, self.avg + dn * nb, m2, m3, m4)
+
+
+@dataclass(frozen=True)
+class SumPair(State):
+    """Sums and non-null counts of two columns (RatioOfSums): the sums of D ∪ ΔD are the sums' sums."""
+
+    kind: ClassVar[str] = "sum_pair"
+    numerator: float
+    denominator: float
+    numerator_count: int
+    denominator_count: int
+
+    def merge(self, other: SumPair) -> SumPair:
+        return SumPair(self.numerator + other.numerator, self.denominator + other.denominator,
+                       self.numerator_count + other.numerator_count, self.denominator_count + other.denominator_count)
+
+
+@dataclass(frozen=True)
+class ColumnNames(State):
+    """The column names of the data (ColumnCount, ColumnExists); D ∪ ΔD has the columns of either."""
+
+    kind: ClassVar[str] = "column_names"
+    names: tuple[str, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", tuple(self.names))  # a list when read back from JSON
+
+    def merge(self, other: ColumnNames) -> ColumnNames:
+        return ColumnNames(tuple(dict.fromkeys(self.names + other.names)))
 
 
 @dataclass(frozen=True)
@@ -181,8 +239,9 @@ class KllSketch(State):
         return {"kind": self.kind, "sketch": base64.b64encode(self.sketch).decode("ascii")}
 
 
-_KINDS: dict[str, type[State]] = {c.kind: c for c in (NumMatches, Extreme, SumCount, Moments, CoMoments,
-                                                     TypeCounts, HllSketch, KllSketch)}
+_KINDS: dict[str, type[State]] = {c.kind: c for c in (NumMatches, Extreme, SumCount, Moments, CentralMoments,
+                                                     SumPair, ColumnNames, CoMoments, TypeCounts, HllSketch,
+                                                     KllSketch)}
 
 
 def state_from_dict(d: dict[str, Any]) -> State:
