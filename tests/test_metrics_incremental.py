@@ -30,6 +30,7 @@ from lakeindex.metrics import (
     Compliance,
     Correlation,
     CountDistinct,
+    CustomSql,
     DataType,
     Distinctness,
     DuplicateRowCount,
@@ -140,11 +141,16 @@ def assert_same_metric(got_ctx, expected_ctx, analyzer) -> None:
     assert_same_value(got.value, expected.value, not isinstance(analyzer, APPROX), analyzer.spec())
 
 
+# Analyzers without a mergeable state: they fail on stored states instead of merging (tested in
+# test_deequ_parity_anomaly.py), so they have no place in the equalities below.
+NOT_MERGEABLE = {CustomSql}
+
+
 def test_every_analyzer_is_covered():
-    """Guard: a new analyzer exported by the package must be added to ANALYZERS."""
+    """Guard: a new analyzer exported by the package must be added to ANALYZERS (or be declared not mergeable)."""
     exported = {getattr(metrics_pkg, n) for n in metrics_pkg.__all__}
     concrete = {c for c in exported if inspect.isclass(c) and issubclass(c, Analyzer) and c is not Analyzer}
-    assert concrete - {type(a) for a in ANALYZERS} == set()
+    assert concrete - {type(a) for a in ANALYZERS} == NOT_MERGEABLE
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""Anomaly detection on data-quality metric time series (Deequ VLDB 2018 §3.4), in numpy.
+"""Anomaly detection on data-quality metric time series (Deequ VLDB 2018 §3.4), in numpy (Holt-Winters: statsmodels).
 
 Strategies judge a plain series of values (``strategy.detect(values, (start, end))``), and
 ``AnomalyDetector`` applies one to a timestamped history. An example::
@@ -11,6 +11,7 @@ Strategies judge a plain series of values (``strategy.detect(values, (start, end
 """
 
 from lakeindex.anomaly.detector import AnomalyDetector, DataPoint, DetectionResult
+from lakeindex.anomaly.holt_winters import HoltWintersStrategy
 from lakeindex.anomaly.strategies import (
     AbsoluteChangeStrategy,
     Anomaly,
@@ -31,6 +32,7 @@ __all__ = [
     "BatchNormalStrategy",
     "DataPoint",
     "DetectionResult",
+    "HoltWintersStrategy",
     "OnlineNormalStrategy",
     "RateOfChangeStrategy",
     "RelativeRateOfChangeStrategy",

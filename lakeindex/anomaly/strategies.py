@@ -500,6 +500,13 @@ _STRATEGIES: dict[str, type[AnomalyDetectionStrategy]] = {
 _ALIASES: dict[str, str] = {"RateOfChange": AbsoluteChangeStrategy.type_name}  # as in Deequ
 
 
+def _registry() -> dict[str, type[AnomalyDetectionStrategy]]:
+    """Every strategy by type name; HoltWinters lives in its own module, which imports this one."""
+    from lakeindex.anomaly.holt_winters import HoltWintersStrategy
+
+    return {**_STRATEGIES, HoltWintersStrategy.type_name: HoltWintersStrategy}
+
+
 def strategy_from_dict(config: dict[str, Any]) -> AnomalyDetectionStrategy:
     """Build a strategy from ``{"type": "OnlineNormal", <param>: value, ...}``, the inverse of ``to_dict``.
 
@@ -511,11 +518,12 @@ def strategy_from_dict(config: dict[str, Any]) -> AnomalyDetectionStrategy:
         raise ValueError(f"a strategy config must be a dict, got {type(config).__name__}")
     params = dict(config)
     name = params.pop("type", None)
-    valid_types = ", ".join(sorted([*_STRATEGIES, *_ALIASES]))
+    strategies = _registry()
+    valid_types = ", ".join(sorted([*strategies, *_ALIASES]))
     if not isinstance(name, str):
         raise ValueError(f"a strategy config needs a string 'type', one of: {valid_types}")
     key = name.removesuffix("Strategy")
-    cls = _STRATEGIES.get(_ALIASES.get(key, key))
+    cls = strategies.get(_ALIASES.get(key, key))
     if cls is None:
         raise ValueError(f"unknown anomaly detection strategy type {name!r}; valid types: {valid_types}")
     valid_params = [f.name for f in fields(cls)]  # type: ignore[arg-type]

@@ -17,6 +17,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from lakeindex.checks import deequ_patterns
 from lakeindex.checks.assertion import parse_assertion
 from lakeindex.checks.constraint import AnomalyConstraint, Constraint, MetricConstraint
 from lakeindex.metrics import (
@@ -28,6 +29,7 @@ from lakeindex.metrics import (
     Compliance,
     Correlation,
     CountDistinct,
+    CustomSql,
     DataType,
     Distinctness,
     DuplicateRowCount,
@@ -62,7 +64,7 @@ if TYPE_CHECKING:
 
 AssertionLike = str | Callable[[Any], bool] | None
 LEVELS = ("error", "warning")
-DATA_TYPES = ("Integral", "Fractional", "Boolean", "String")
+DATA_TYPES = ("Integral", "Fractional", "Boolean", "String", "Numeric", "Null")  # Deequ's ConstrainableDataTypes
 
 
 def sql_literal(value: Any) -> str:
@@ -224,14 +226,22 @@ class Check:
     # consistency
     def has_data_type(self, column: str, type_name: str, assertion: AssertionLike = None,
                       where: str | None = None) -> Check:
-        """Fraction of the non-null values having ``type_name`` (default: all of them)."""
+        """Fraction of the non-null values having ``type_name`` (default: all of them).
+
+        ``Numeric`` is Integral plus Fractional, as Deequ's. ``Null`` is the fraction of null values among
+        all rows: the one type whose share of the non-null values would always be 0 (the other types divide
+        by the non-null values, a deliberate difference from Deequ, which divides every type by all rows).
+        """
         if type_name not in DATA_TYPES:
             raise ValueError(f"has_data_type: type must be one of {DATA_TYPES}, got {type_name!r}")
+        members = {"Numeric": ("Integral", "Fractional")}.get(type_name, (type_name,))
 
         def pick(value: dict[str, Any]) -> float:
             types = value["types"]
+            if type_name == "Null":
+                return types["Unknown"]["ratio"]
             non_null = sum(t["absolute"] for name, t in types.items() if name != "Unknown")
-            return types[type_name]["absolute"] / non_null if non_null else 0.0
+            return sum(types[m]["absolute"] for m in members) / non_null if non_null else 0.0
 
         return self._add(DataType(column, where), assertion, f"has_data_type({column}, {type_name})", pick=pick)
 
@@ -348,6 +358,28 @@ class Check:
         return self._add(PatternMatch(column, pattern, where), assertion, name or f"has_pattern({column}, {pattern})",
                          violations=_pattern_misses(column, pattern, where))
 
+    def contains_email(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        """Fraction of non-null values containing an e-mail address (Deequ's containsEmail, its Patterns.EMAIL)."""
+        return self.has_pattern(column, deequ_patterns.EMAIL, assertion, f"contains_email({column})", where)
+
+    def contains_url(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
+        """Fraction of non-null values containing an http(s)/ftp URL (Deequ's containsURL, Patterns.URL)."""
+        return self.has_pattern(column, deequ_patterns.URL, assertion, f"contains_url({column})", where)
+
+    def contains_credit_card_number(self, column: str, assertion: AssertionLike = None,
+                                    where: str | None = None) -> Check:
+        """Fraction of non-null values containing a Visa/MasterCard/AMEX/Discover number (Deequ's
+        containsCreditCardNumber: the digit layout only, no Luhn checksum)."""
+        return self.has_pattern(column, deequ_patterns.CREDITCARD, assertion,
+                                f"contains_credit_card_number({column})", where)
+
+    def contains_social_security_number(self, column: str, assertion: AssertionLike = None,
+                                        where: str | None = None) -> Check:
+        """Fraction of non-null values containing a US social security number (Deequ's
+        containsSocialSecurityNumber, Patterns.SOCIAL_SECURITY_NUMBER_US)."""
+        return self.has_pattern(column, deequ_patterns.SOCIAL_SECURITY_NUMBER_US, assertion,
+                                f"contains_social_security_number({column})", where)
+
     # statistics
     def has_min(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Minimum(column, where), assertion, f"has_min({column})")
@@ -422,22 +454,39 @@ class Check:
         return self._add(Histogram(column, max_bins=max_bins, where=where), assertion,
                          f"has_histogram_values({column})", pick=lambda v: v["bins"])
 
+    # custom SQL
+    def custom_sql(self, statement: str, assertion: AssertionLike) -> Check:
+        """The number a Spark SQL query returns (Deequ's customSql); the query names the data ``{table}``, e.g.
+        ``custom_sql("SELECT count(*) FROM {table} WHERE amount < 0", "== 0")``. Only a query runs, never a
+        command (see :mod:`lakeindex.metrics.custom_sql`); it must return one row with one numeric column."""
+        if assertion is None:  # Deequ requires one; a default would read the number as a ratio
+            raise ValueError("custom_sql: give an assertion on the number the statement returns, e.g. '== 0'")
+        return self._add(CustomSql(statement), assertion, f"custom_sql({statement})")
+
     # time
     def has_no_anomalies(self, analyzer: Analyzer, strategy: AnomalyDetectionStrategy,
-                         tags: Mapping[str, str] | None = None, after: int | None = None) -> Check:
+                         tags: Mapping[str, str] | None = None, after: int | None = None,
+                         before: int | None = None) -> Check:
         """The metric must not be anomalous against its history in the suite's metrics repository.
 
         The history is every earlier result of the dataset (Deequ's default) unless ``tags`` selects one
-        series, e.g. ``{"region": "eu"}`` when several pipelines write the same dataset name, and
-        ``after`` (epoch ms) drops results older than a known break such as a schema migration.
+        series, e.g. ``{"region": "eu"}`` when several pipelines write the same dataset name. ``after`` and
+        ``before`` (epoch ms) keep the results with ``after <= time < before``, e.g. to drop results older
+        than a schema migration or to leave out a known bad period.
         """
         if tags is not None and not (isinstance(tags, Mapping)
                                      and all(isinstance(k, str) and isinstance(v, str) for k, v in tags.items())):
             raise TypeError(f"tags must map tag names to string values, got {tags!r}")
-        if after is not None and (isinstance(after, bool) or not isinstance(after, int)):
-            raise TypeError(f"after must be a timestamp in epoch milliseconds (an int), got {after!r}")
-        label = f"has_no_anomalies({analyzer.spec()}" + (f", tags={dict(tags)}" if tags else "") + ")"
-        return self._with(AnomalyConstraint(analyzer, strategy, label, dict(tags) if tags else None, after))
+        for name, bound in (("after", after), ("before", before)):
+            if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int)):
+                raise TypeError(f"{name} must be a timestamp in epoch milliseconds (an int), got {bound!r}")
+        if after is not None and before is not None and after >= before:
+            raise ValueError(f"has_no_anomalies: after ({after}) must be earlier than before ({before}); "
+                             "the history would be empty")
+        shown = [f"tags={dict(tags)}"] if tags else []
+        shown += [f"{n}={b}" for n, b in (("after", after), ("before", before)) if b is not None]
+        label = f"has_no_anomalies({', '.join([analyzer.spec(), *shown])})"
+        return self._with(AnomalyConstraint(analyzer, strategy, label, dict(tags) if tags else None, after, before))
 
     def analyzers(self) -> list[Analyzer]:
         return [a for c in self.constraints for a in c.analyzers()]

@@ -92,13 +92,14 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
             kwargs = {k: v for k, v in c.items() if k != "type"}
             try:
                 if c["type"] == "has_no_anomalies":
-                    extra = sorted(set(kwargs) - {"analyzer", "strategy", "tags", "after"})
+                    extra = sorted(set(kwargs) - {"analyzer", "strategy", "tags", "after", "before"})
                     if extra:
-                        raise TypeError(f"unexpected key(s) {', '.join(map(repr, extra))}: "
-                                        "has_no_anomalies takes 'analyzer', 'strategy', 'tags' and 'after'")
+                        raise TypeError(f"unexpected key(s) {', '.join(map(repr, extra))}: has_no_anomalies "
+                                        "takes 'analyzer', 'strategy', 'tags', 'after' and 'before'")
                     check = check.has_no_anomalies(analyzer_from_dict(kwargs.get("analyzer")),
                                                    strategy_from_dict(kwargs.get("strategy") or {}),
-                                                   tags=kwargs.get("tags"), after=kwargs.get("after"))
+                                                   tags=kwargs.get("tags"), after=kwargs.get("after"),
+                                                   before=kwargs.get("before"))
                 else:
                     check = getattr(check, c["type"])(**kwargs)
             except (TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. a number for a column

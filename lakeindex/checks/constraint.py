@@ -158,6 +158,7 @@ class AnomalyConstraint(Constraint):
     description: str
     tags: Mapping[str, str] | None = None  # only earlier results carrying these tags (one series)
     after: int | None = None  # only earlier results at or after this timestamp (ms)
+    before: int | None = None  # only earlier results strictly before this timestamp (ms)
 
     def analyzers(self) -> list[Analyzer]:
         return [self.analyzer]
@@ -178,8 +179,9 @@ class AnomalyConstraint(Constraint):
                                     "(VerificationSuite.use_repository(repo, dataset).save_or_append_result(key))",
                                     metric)
         now = ctx.result_key.timestamp_ms
+        before = None if self.before is None else self.before - 1  # the repository's bound is inclusive
         series = [(k, m) for k, m in ctx.repository.series(ctx.dataset, self.analyzer.spec(), tags=self.tags,
-                                                          after=self.after)
+                                                          after=self.after, before=before)
                   if k.timestamp_ms < now and isinstance(m.value, int | float)]
         seen: dict[int, dict[str, str]] = {}
         for k, _ in series:

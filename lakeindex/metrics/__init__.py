@@ -3,6 +3,7 @@
 from lakeindex.metrics.analyzer import Analyzer, MetricError
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.counting import Completeness, Compliance, PatternMatch, Size, ZerosCount
+from lakeindex.metrics.custom_sql import CustomSql
 from lakeindex.metrics.datatype import DataType
 from lakeindex.metrics.grouping import (
     CountDistinct,
@@ -36,9 +37,9 @@ from lakeindex.metrics.state_store import FileSystemStateStore
 
 __all__ = [
     "AnalysisRunner", "Analyzer", "AnalyzerContext", "ApproxCountDistinct", "ApproxQuantile", "ApproxQuantiles",
-    "ColumnCount", "ColumnExists", "Completeness", "Compliance", "Correlation", "CountDistinct", "DataType",
-    "Distinctness", "DuplicateRowCount", "Entropy", "ExactQuantile", "FileSystemStateStore", "Histogram", "Kurtosis",
-    "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength", "Minimum", "MutualInformation",
+    "ColumnCount", "ColumnExists", "Completeness", "Compliance", "Correlation", "CountDistinct", "CustomSql",
+    "DataType", "Distinctness", "DuplicateRowCount", "Entropy", "ExactQuantile", "FileSystemStateStore", "Histogram",
+    "Kurtosis", "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength", "Minimum", "MutualInformation",
     "PatternMatch", "RatioOfSums", "Size", "Skewness", "StandardDeviation", "Sum", "UniqueValueRatio", "Variance",
     "Uniqueness", "ZerosCount", "run_analysis", "run_on_aggregated_states",
 ]

@@ -1,10 +1,10 @@
 """Analyzer base classes: an analyzer computes one metric from a DataFrame through a mergeable state.
 
-Three physical kinds (the first two as in Deequ §4): *scan* analyzers contribute aggregate expressions to one shared
+Four physical kinds (the first two as in Deequ §4): *scan* analyzers contribute aggregate expressions to one shared
 ``df.agg(...)`` pass, and *grouping* analyzers need a frequency table of some columns, shared by every
-analyzer grouping by the same columns; *schema* analyzers read only the schema. Analyzers are frozen
-dataclasses, so equal parameters mean the same metric; ``spec()`` is the stable text identity used by the
-repository and the state store.
+analyzer grouping by the same columns; *schema* analyzers read only the schema; *query* analyzers (CustomSql)
+run their own query and have no mergeable state. Analyzers are frozen dataclasses, so equal parameters mean
+the same metric; ``spec()`` is the stable text identity used by the repository and the state store.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.states import State
 
 if TYPE_CHECKING:
-    from pyspark.sql import Column
+    from pyspark.sql import Column, DataFrame
     from pyspark.sql.types import StructType
 
 
@@ -127,6 +127,21 @@ class SchemaAnalyzer(Analyzer):
 
     def state_from_schema(self, schema: StructType) -> State:  # pragma: no cover - abstract
         raise NotImplementedError
+
+
+class QueryAnalyzer(Analyzer):
+    """An analyzer that runs its own Spark query over the data (CustomSql): no shared scan and no mergeable
+    state, so it cannot be combined with stored states of other data (aggregate_with) and fails there."""
+
+    entity: ClassVar[str] = "Dataset"
+
+    def metric_from_data(self, data: DataFrame) -> Metric:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def metric_from_state(self, state: State | None) -> Metric:
+        return self.failure(f"{self.spec()}: not mergeable (its query can only run on the whole data), so it "
+                            "cannot be computed from stored states or merged with them (aggregate_with); run it "
+                            "without stored states")
 
 
 def ratio(num: int, total: int, what: str) -> float:

@@ -7,7 +7,7 @@ Plan of one run:
    If Spark rejects that query, each analyzer is tried on its own to pin the failure on it.
 3. Grouping analyzers are bucketed by FrequencySpec: one frequency table (one group-by) per bucket,
    and one aggregation over each table answers all analyzers of the bucket. Schema analyzers (ColumnCount,
-   ColumnExists) read the schema and run no job.
+   ColumnExists) read the schema and run no job; query analyzers (CustomSql) run their own query.
 4. With ``aggregate_with``, stored states of earlier data merge with the new ones (D ∪ ΔD from a pass
    over ΔD only); with ``save_states_with``, the merged states are persisted atomically.
 """
@@ -18,7 +18,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.metrics.analyzer import Analyzer, MetricError, ScanAnalyzer, SchemaAnalyzer
+from lakeindex.metrics.analyzer import Analyzer, MetricError, QueryAnalyzer, ScanAnalyzer, SchemaAnalyzer
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.frequencies import FrequencySpec, FrequencyState
 from lakeindex.metrics.grouping import GroupingAnalyzer, MutualInformation
@@ -169,6 +169,9 @@ def _run_analysis(df: DataFrame, analyzers: list[Analyzer], previous: FileSystem
     scan_states = compute_scan_states(df, scan, out)
     # schema states travel with the scan states: merged, saved and turned into metrics the same way
     scan_states.update({a: a.state_from_schema(df.schema) for a in ok if isinstance(a, SchemaAnalyzer)})
+    for a in ok:  # their own queries; with stored states they fail (nothing to merge), see QueryAnalyzer
+        if isinstance(a, QueryAnalyzer):
+            out[a] = a.metric_from_data(df) if previous is None else a.metric_from_state(None)
     if previous is not None:
         for a, st in list(scan_states.items()):
             old = previous.load(a.spec())
@@ -226,6 +229,8 @@ def run_on_aggregated_states(spark: SparkSession, analyzers: Iterable[Analyzer],
                 out[a] = a.failure(f"{a.spec()}: no stored state in any of the given stores")
             else:
                 scan_states[a] = st
+        elif isinstance(a, QueryAnalyzer):
+            out[a] = a.metric_from_state(None)
         elif isinstance(a, GroupingAnalyzer):
             spec = a.frequency_spec()
             if spec not in tables:
