@@ -184,7 +184,7 @@ def parallelism(spark: SparkSession) -> int:
     if master.startswith("local"):
         inside = master[master.find("[") + 1:master.find("]")] if "[" in master else "1"
         inside = inside.split(",")[0]
-        return os.cpu_count() or 2 if inside == "*" else max(1, int(inside))
+        return (os.cpu_count() or 2) if inside == "*" else max(1, int(inside))
     instances, cores = conf.get("spark.executor.instances", None), conf.get("spark.executor.cores", None)
     if instances and cores:
         return int(instances) * int(cores)

@@ -118,3 +118,22 @@ def test_a_metric_run_on_a_200_partition_session_does_not_run_200_reduce_tasks(s
     stages = [s for j in tracker.getJobIdsForGroup("issue16-shuffle") for s in tracker.getJobInfo(j).stageIds]
     tasks = [tracker.getStageInfo(s).numTasks for s in stages if tracker.getStageInfo(s)]
     assert tasks and max(tasks) < 200
+
+
+def test_parallelism_of_a_connect_session_reads_its_masters_cores():
+    from lakeindex.spark_session import parallelism
+
+    class Conf:
+        def __init__(self, values: dict[str, str]) -> None:
+            self.values = values
+
+        def get(self, key: str, default: str | None = None) -> str | None:
+            return self.values.get(key, default)
+
+    fake = type("SparkSession", (), {"__module__": "pyspark.sql.connect.session"})
+    session = fake()
+    session.conf = Conf({"spark.master": "local[3]"})
+    assert parallelism(session) == 3  # local[3]: three slots, whatever this machine's CPU count
+    session.conf = Conf({"spark.master": "spark://h:7077", "spark.executor.instances": "4",
+                         "spark.executor.cores": "2"})
+    assert parallelism(session) == 8
