@@ -81,12 +81,14 @@ def executor_requirements() -> list[str]:
 def write_package(out_dir: str | Path) -> dict[str, Any]:
     """The zip and an ``executor-requirements.txt`` beside it; what ``lakeindex package`` prints."""
     zpath = package_zip(out_dir)
+    needs = executor_requirements()
     req = Path(out_dir) / "executor-requirements.txt"
-    req.write_text("\n".join(executor_requirements()) + "\n")
-    return {"zip": str(zpath), "executor_requirements": str(req), "files": len(_sources()),
-            "bytes": zpath.stat().st_size,
+    req.write_text("\n".join(needs) + "\n")
+    with zipfile.ZipFile(zpath) as zf:
+        files = len(zf.namelist())
+    return {"zip": str(zpath), "executor_requirements": str(req), "files": files, "bytes": zpath.stat().st_size,
             "spark_submit": f"spark-submit --py-files {zpath} indexer_jobs/build_index.py LAKE --out INDEX",
-            "executors_need": executor_requirements()}
+            "executors_need": needs}
 
 
 def _shipped_zip() -> Path:

@@ -29,7 +29,7 @@ def stage_tasks(stages: Iterable[tuple[int, int]]) -> tuple[int, int] | None:
 class Progress:
     """Prints ``[lakeindex] phase: done/total tasks`` lines while Spark jobs run (stderr).
 
-    ``spark`` is a SparkSession (classic or Connect), a SparkContext, or None for work without Spark.
+    ``spark`` is a SparkSession (classic or Connect), or None for work without Spark.
     """
 
     def __init__(self, spark: Any, enabled: bool = True, interval: float = 2.0) -> None:
@@ -60,8 +60,7 @@ class Progress:
             print(f"[lakeindex {now - self.t0:7.1f}s]   {line}", file=sys.stderr, flush=True)
 
     def _tasks(self) -> tuple[int, int] | None:
-        sc = self.spark if hasattr(self.spark, "statusTracker") else self.spark.sparkContext
-        tracker = sc.statusTracker()
+        tracker = self.spark.sparkContext.statusTracker()
         infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
         return stage_tasks((i.numCompletedTasks, i.numTasks) for i in infos if i)
 

@@ -122,34 +122,29 @@ def summarize_batches(df: DataFrame, batch_column: str | None, kinds: dict[str, 
                      F.sum(_count_class(t, chars.JAVA_PUNCT)).alias(f"punc_len{i}")]
         if p["kind"] is None:
             aggs.append(F.count(F.when(F.col(f"t{i}").rlike(chars.NUMBER_RE), 1)).alias(f"num{i}"))
-    with sized_shuffles(df.sparkSession, local_input_bytes(df)):
-        return _collect(base, aggs, plans, batch_column, kinds_from, top_k, exact_distinct_limit)
+    with sized_shuffles(df.sparkSession, local_input_bytes(df)):  # the grouped jobs' shuffles
+        if batch_column is None:  # one row even for an empty batch
+            found = {0: base.agg(*aggs).collect()[0].asDict()}
+        else:
+            found = {r["_b"]: r.asDict() for r in base.groupBy("_b").agg(*aggs).collect()}
+        if not found:
+            return {}
+        source = found.get(kinds_from if batch_column else 0) or found[min(found)]
+        for p in plans:
+            i = p["i"]
+            if p["kind"] is None:
+                p["kind"] = kind_by_share(source[f"num{i}"], source[f"tc{i}"])
+            prefix = "n" if p["kind"] == NUMERIC else "t"
+            p["estimate"] = {b: int(row[f"{prefix}hll{i}"] or 0) for b, row in found.items()}
+            # group a column's values when its estimate may be within the limit: the exact count decides
+            p["grouped"] = {b: e <= exact_distinct_limit * GROUP_MARGIN for b, e in p["estimate"].items()}
+            count = "nc" if p["kind"] == NUMERIC else "tc"
+            p["complete"] = {b: int(row[f"{count}{i}"] or 0) for b, row in found.items()}
 
-
-def _collect(base: DataFrame, aggs: list[Column], plans: list[dict[str, Any]], batch_column: str | None,
-             kinds_from: Any, top_k: int, exact_distinct_limit: int) -> dict[Any, dict[str, ColumnSummary]]:
-    """Run the two jobs of :func:`summarize_batches` (per-batch aggregates, grouped values) and assemble."""
-    if batch_column is None:  # one row even for an empty batch
-        found = {0: base.agg(*aggs).collect()[0].asDict()}
-    else:
-        found = {r["_b"]: r.asDict() for r in base.groupBy("_b").agg(*aggs).collect()}
-    if not found:
-        return {}
-    source = found.get(kinds_from if batch_column else 0) or found[min(found)]
-    for p in plans:
-        i = p["i"]
-        if p["kind"] is None:
-            p["kind"] = kind_by_share(source[f"num{i}"], source[f"tc{i}"])
-        prefix = "n" if p["kind"] == NUMERIC else "t"
-        p["estimate"] = {b: int(row[f"{prefix}hll{i}"] or 0) for b, row in found.items()}
-        # group a column's values when its estimate may be within the limit: the exact count decides
-        p["grouped"] = {b: e <= exact_distinct_limit * GROUP_MARGIN for b, e in p["estimate"].items()}
-        p["complete"] = {b: int(row[f"{'nc' if p['kind'] == NUMERIC else 'tc'}{i}"] or 0) for b, row in found.items()}
-
-    groups = _grouped(base, plans, top_k)
-    return {(b if batch_column else None): {
-        p["name"]: _summary(p, b, row, int(row["rows"]), groups.get((b, p["i"]), {}), top_k, exact_distinct_limit)
-        for p in plans} for b, row in found.items()}
+        groups = _grouped(base, plans, top_k)
+        return {(b if batch_column else None): {
+            p["name"]: _summary(p, b, row, int(row["rows"]), groups.get((b, p["i"]), {}), top_k, exact_distinct_limit)
+            for p in plans} for b, row in found.items()}
 
 
 def quantile_ranks(n: int) -> list[int]:

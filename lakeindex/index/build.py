@@ -17,6 +17,7 @@ The library's build: ``lakeindex index build LAKE --out INDEX`` runs it locally,
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -134,7 +135,7 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
         raise BuildError("--min-coverage must be >= 1")
     root = lake_uri(lake, here=not is_connect(spark))
     prog = Progress(spark, enabled=progress)
-    with prog:
+    with prog, contextlib.ExitStack() as sized:
         prog.say(f"listing {root}")
         listing, skipped = list_files(spark, root)
         candidates = []
@@ -166,48 +167,40 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
         prog.say(f"scanning {len(candidates)} files ({total_bytes / 1e6:.1f} MB)")
         # exactly the listed files: Spark's own recursive listing would follow symlinked directories
         paths = [r.path for r in candidates]
-        with sized_shuffles(spark, total_bytes):
-            return _aggregate_and_publish(spark, root, paths, candidates, skipped, out, limits, min_coverage,
-                                          total_bytes, prog, t0)
-
-
-def _aggregate_and_publish(spark: SparkSession, root: str, paths: list[str], candidates: list, skipped: list[dict],
-                           out: str | Path, limits: EnumerationLimits, min_coverage: int, total_bytes: int,
-                           prog: Progress, t0: float) -> dict:
-    """Scan the listed files, sum patterns, write and publish the SST files (steps 2-4 of the plan)."""
-    scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
-        prog.say("aggregating patterns and writing SST files")
-        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
-        agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
-               .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
-               .filter(F.col("cov") >= min_coverage)
-               .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
-        # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
-        nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
-        ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
-        ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
-        builder = VersionBuilder(out)
+        sized.enter_context(sized_shuffles(spark, total_bytes))  # for the scan, aggregation and SST jobs
+        scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
         try:
-            _receive_ssts(ssts, builder)
-            meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
-                    "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
-                    "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-                    "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
-                    **_summarize(stats, skipped)}
-            meta["build_seconds"] = round(time.time() - t0, 3)
-            tables = [{"table": relative_table(r.path, root), "bytes": r.length,
-                       "mtime": r.mtime} for r in candidates]
-            scanned_ok = {s["table"] for s in stats if not s["skipped"]}
-            tables = [t for t in tables if t["table"] in scanned_ok]
-            prog.say("publishing")
-            builder.publish(meta, tables)
-        except BaseException:
-            builder.abort()
-            raise
-    finally:
-        scanned.unpersist()
+            stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
+            prog.say("aggregating patterns and writing SST files")
+            spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
+            agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
+                   .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
+                   .filter(F.col("cov") >= min_coverage)
+                   .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
+            # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
+            nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
+            ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
+            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
+            builder = VersionBuilder(out)
+            try:
+                _receive_ssts(ssts, builder)
+                meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
+                        "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
+                        "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                        "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
+                        **_summarize(stats, skipped)}
+                meta["build_seconds"] = round(time.time() - t0, 3)
+                tables = [{"table": relative_table(r.path, root), "bytes": r.length,
+                           "mtime": r.mtime} for r in candidates]
+                scanned_ok = {s["table"] for s in stats if not s["skipped"]}
+                tables = [t for t in tables if t["table"] in scanned_ok]
+                prog.say("publishing")
+                builder.publish(meta, tables)
+            except BaseException:
+                builder.abort()
+                raise
+        finally:
+            scanned.unpersist()
     return read_meta(out)
 
 
