@@ -229,6 +229,37 @@ def test_new_scan_analyzers_share_the_one_pass(spark, df):
     assert schema_only == 0  # answered from the schema
 
 
+def _raw_power_sum_skewness(values: np.ndarray) -> float:
+    """Skewness from power sums about 0 (the one-pass form without a shift), for the test's sanity check."""
+    n, s1, s2, s3 = len(values), values.sum(), (values ** 2).sum(), (values ** 3).sum()
+    a = s1 / n
+    m2, m3 = s2 - n * a * a, s3 - 3 * a * s2 + 2 * n * a ** 3
+    return math.sqrt(n) * m3 / m2 ** 1.5
+
+
+def test_shape_of_values_far_from_zero_takes_a_second_pass_and_stays_exact(spark):
+    """Epoch-like values (1.7e9 + a skewed spread of ~4): power sums about 0 lose every digit (checked below
+    with numpy), so the runner adds one shared pass about the mean; values near 0 keep to the one pass."""
+    rng = np.random.default_rng(11)
+    far = rng.gamma(2.0, 3.0, 2000) + 1.7e9
+    near = rng.gamma(2.0, 3.0, 2000)
+    expected_skew = scipy.stats.skew(far, bias=True)  # scipy: two-pass about the mean
+    assert abs(_raw_power_sum_skewness(far) - expected_skew) > 1.0  # the naive form is useless here
+    d = spark.createDataFrame([(float(f), float(g)) for f, g in zip(far, near, strict=True)], "far double, near double")
+    near_only = [Mean("near"), Skewness("near"), Kurtosis("near")]
+    one, ctx = count_jobs(spark, d, near_only)
+    assert value(ctx, Skewness("near")) == pytest.approx(scipy.stats.skew(near, bias=True), rel=1e-9)
+    assert value(ctx, Kurtosis("near")) == pytest.approx(scipy.stats.kurtosis(near, bias=True), rel=1e-9)
+    both = [*near_only, Skewness("far"), Kurtosis("far"), Skewness("far", where="near > 2")]
+    two, ctx = count_jobs(spark, d, both)
+    assert two == 2 * one, f"values far from 0 should add exactly one shared pass ({one} jobs, then {two})"
+    assert value(ctx, Skewness("far")) == pytest.approx(expected_skew, rel=1e-6)
+    assert value(ctx, Kurtosis("far")) == pytest.approx(scipy.stats.kurtosis(far, bias=True), rel=1e-6)
+    assert value(ctx, Skewness("far", where="near > 2")) == pytest.approx(
+        scipy.stats.skew(far[near > 2], bias=True), rel=1e-6)
+    assert value(ctx, Skewness("near")) == pytest.approx(scipy.stats.skew(near, bias=True), rel=1e-9)
+
+
 def test_grouping_analyzers_share_the_frequency_table(spark, df):
     one, _ = count_jobs(spark, df, [Uniqueness("w")])
     same, ctx = count_jobs(spark, df, [Uniqueness("w"), CountDistinct("w"), DuplicateRowCount("w"),

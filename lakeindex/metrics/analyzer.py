@@ -101,6 +101,15 @@ class ScanAnalyzer(Analyzer):
         """The state from the aggregated values (``row`` maps the keys of ``aggregations``)."""
         raise NotImplementedError
 
+    def refinement(self, state: State) -> dict[str, Column]:
+        """Aggregations of a second shared pass this state needs to be accurate (e.g. Skewness of values far
+        from 0), else none: the runner runs one more ``df.agg`` for all analyzers that ask."""
+        return {}
+
+    def refined(self, state: State, row: dict[str, Any]) -> State:
+        """The state corrected with the second pass's values (``row`` maps the keys of ``refinement``)."""
+        return state
+
     def key(self, what: str) -> str:
         return f"{what}|where={getattr(self, 'where', None)!r}"
 

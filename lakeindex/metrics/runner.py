@@ -4,7 +4,8 @@ Plan of one run:
 1. Preconditions (columns exist, types fit) are checked on the schema; a failing analyzer becomes a
    failed metric and the others go on.
 2. Every scan analyzer's aggregate expressions, de-duplicated by their text, run in ONE ``df.agg``.
-   If Spark rejects that query, each analyzer is tried on its own to pin the failure on it.
+   If Spark rejects that query, each analyzer is tried on its own to pin the failure on it. A state that
+   would be inaccurate from one pass (Skewness/Kurtosis of values far from 0) asks for a second shared pass.
 3. Grouping analyzers are bucketed by FrequencySpec: one frequency table (one group-by) per bucket,
    and one aggregation over each table answers all analyzers of the bucket. Schema analyzers (ColumnCount,
    ColumnExists) read the schema and run no job; query analyzers (CustomSql) run their own query.
@@ -119,7 +120,20 @@ def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
                 good.append(a)
             except Exception as exc:  # noqa: BLE001
                 out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
-    return {a: a.state_from(row) for a in good}
+    states = {a: a.state_from(row) for a in good}
+    refinements = {a: r for a, st in states.items() if (r := a.refinement(st))}
+    if refinements:  # one more shared pass, only for the states that asked (see ScanAnalyzer.refinement)
+        exprs = OrderedDict((k, e) for r in refinements.values() for k, e in r.items())
+        try:
+            row = _aggregate(df, exprs)
+        except Exception as exc:  # noqa: BLE001
+            for a in refinements:
+                out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+                del states[a]
+            return states
+        for a in refinements:
+            states[a] = a.refined(states[a], row)
+    return states
 
 
 def compute_metrics(analyzers: list[Analyzer], scan_states: dict[Analyzer, State],
