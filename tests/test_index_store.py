@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -146,3 +147,28 @@ def test_merge_refuses_different_limits(tmp_path):
     assert merged["limits"] == LIMITS
     with IndexReader(tmp_path / "c") as ix:
         assert ix.get("p").coverage == 2
+
+
+def publish_tables(path: Path, lake: str, tables: list[str]) -> None:
+    b = VersionBuilder(path)
+    write_sst(b.new_sst_path(), [(b"p", pack(0, len(tables)))])
+    b.publish({"limits": LIMITS, "min_coverage": 1, "impurity_scale": IMPURITY_SCALE, "lake": lake},
+              [{"table": t, "bytes": 1} for t in tables])
+
+
+def test_merge_refuses_to_count_an_index_twice(tmp_path):
+    publish_tables(tmp_path / "a", "/lakes/one", ["t1.csv", "t2.csv"])
+    publish_tables(tmp_path / "b", "/lakes/two", ["t1.csv"])  # same table name, another lake: disjoint
+    publish_tables(tmp_path / "b2", "/lakes/one", ["t3.csv"])  # the same lake, other tables: disjoint
+    with pytest.raises(IndexError_, match="given twice"):
+        merge_indexes([tmp_path / "a", tmp_path / "a"], tmp_path / "out")
+    shutil.copytree(tmp_path / "a", tmp_path / "copy")
+    with pytest.raises(IndexError_, match=r"both index 2 of the same tables \(e.g. t1.csv of lake /lakes/one\)"):
+        merge_indexes([tmp_path / "a", tmp_path / "copy"], tmp_path / "out")
+    merge_indexes([tmp_path / "a", tmp_path / "b", tmp_path / "b2"], tmp_path / "ab")
+    with IndexReader(tmp_path / "ab") as ab:  # p's coverage: 2 + 1 + 1 tables, each counted once
+        assert ab.get("p").coverage == 4
+    # the merged index remembers each table's lake: merging it with one of its parts again is refused too
+    with pytest.raises(IndexError_, match=r"both index 1 of the same tables \(e.g. t1.csv of lake /lakes/two\)"):
+        merge_indexes([tmp_path / "ab", tmp_path / "b"], tmp_path / "out")
+    assert current_version(tmp_path / "out") is None  # nothing published by the refused merges

@@ -69,9 +69,11 @@ def merge_indexes(inputs: list[Path | str], out: Path | str, min_coverage: int |
     t0 = time.time()
     readers = [IndexReader(p) for p in inputs]
     try:
+        refuse_double_counting(inputs, readers)
         floor = min_coverage if min_coverage is not None else max(r.meta["min_coverage"] for r in readers)
         meta = merged_meta([r.meta for r in readers], floor)
-        tables = [t for r in readers for t in r.tables()]
+        # each table keeps the lake it came from, so a later merge can still tell overlapping inputs apart
+        tables = [{**t, "lake": t.get("lake", r.meta.get("lake"))} for r in readers for t in r.tables()]
         builder = VersionBuilder(out)
         try:
             stream = ((k, i, c) for k, i, c in merge_streams(*(r.items() for r in readers)) if c >= floor)
@@ -89,6 +91,32 @@ def merge_indexes(inputs: list[Path | str], out: Path | str, min_coverage: int |
         for r in readers:
             r.close()
     return read_meta(out)
+
+
+def refuse_double_counting(inputs: list[Path | str], readers: list[IndexReader]) -> None:
+    """Refuse inputs that are the same index or share an indexed table: a merge adds statistics, so the
+    shared columns would count twice and every FPR and coverage would be wrong without any sign of it."""
+    where: dict[str, int] = {}
+    for i, p in enumerate(inputs):
+        real = str(Path(p).resolve())
+        if real in where:
+            raise IndexError_(f"index {p} is given twice (inputs {where[real] + 1} and {i + 1}): a merge adds "
+                              "statistics, so its columns would count twice")
+        where[real] = i
+    owner: dict[tuple[str, str], int] = {}
+    for i, r in enumerate(readers):
+        lake = str(r.meta.get("lake"))
+        shared = []
+        for t in r.tables():
+            key = (str(t.get("lake", lake)), str(t["table"]))
+            if owner.setdefault(key, i) != i:
+                shared.append(key)
+        if shared:
+            first = owner[shared[0]]
+            raise IndexError_(f"indexes {inputs[first]} and {inputs[i]} both index {len(shared)} of the same "
+                              f"tables (e.g. {shared[0][1]} of lake {shared[0][0]}): a merge adds statistics, "
+                              "so their columns would count twice. Merge indexes of disjoint lakes or tables "
+                              "(index build --incremental extends an index with new tables only)")
 
 
 def _take(it: Iterator, n: int) -> list:
