@@ -117,6 +117,10 @@ def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkS
     from pyspark import SparkContext
     from pyspark.sql import SparkSession
 
+    static = sorted(k for k in extra or {} if not k.startswith("spark.sql."))
+    if static:  # a Connect client can only change session SQL settings: dropping the rest would hide them
+        raise SessionError(f"{', '.join(static)}: a Spark Connect client can set only spark.sql.* settings; set "
+                           "the others where the server starts (start-connect-server.sh --conf KEY=VALUE)")
     _reachable(remote)
     if SparkContext._active_spark_context is not None:
         # pyspark switches its functions module to Connect process-wide: the two kinds cannot share a process
@@ -192,14 +196,64 @@ def parallelism(spark: SparkSession) -> int:
 
 
 def add_session_arguments(p: argparse.ArgumentParser) -> None:
-    """``--master`` and ``--remote``: where a command's Spark work runs (the same for every command and job)."""
+    """``--master``, ``--remote``, ``--conf`` and ``--properties-file``: where and how a command's Spark work runs
+    (the same options for every command and job, named as spark-submit names them)."""
     p.add_argument("--master", default=None,
                    help="Spark master, e.g. spark://host:7077 (default: spark-submit's, else local[*])")
     p.add_argument("--remote", default=None,
                    help="Spark Connect server, e.g. sc://host:15002 (default: $SPARK_REMOTE; needs "
                         "pip install 'lakeindex[connect]')")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                   help="a Spark setting, e.g. spark.driver.memory=8g (repeatable; wins over --properties-file)")
+    p.add_argument("--properties-file", default=None, metavar="FILE",
+                   help="Spark settings in spark-defaults.conf form: one 'key value' (or key=value) per line, "
+                        "# comments")
+
+
+# the arguments of commands that name existing inputs: checked before Spark starts (a JVM start costs seconds)
+INPUT_ARGUMENTS = {"data": "data", "lake": "lake", "index": "index", "checks": "checks file"}
 
 
 def session_from_args(args: argparse.Namespace, app_name: str = "lakeindex") -> SparkSession:
-    """The session :func:`add_session_arguments` options name."""
-    return get_spark(getattr(args, "master", None), app_name, remote=getattr(args, "remote", None))
+    """The session :func:`add_session_arguments` options name, once the command's local inputs exist."""
+    from lakeindex.local_paths import URI
+
+    for name, what in INPUT_ARGUMENTS.items():
+        value = getattr(args, name, None)
+        if isinstance(value, str) and value and not URI.match(value) and not os.path.exists(value):
+            raise FileNotFoundError(f"{what} {value}: no such file or directory")
+    settings = spark_settings(getattr(args, "conf", None) or [], getattr(args, "properties_file", None))
+    return get_spark(getattr(args, "master", None), app_name, extra=settings or None,
+                     remote=getattr(args, "remote", None))
+
+
+def spark_settings(conf: list[str], properties_file: str | None = None) -> dict[str, str]:
+    """Spark settings from a spark-defaults.conf-style file, then ``KEY=VALUE`` pairs (later ones win).
+    Keys must start with ``spark.``: Spark ignores others with a warning, which would hide a typo."""
+    import re
+
+    pairs: list[tuple[str, str, str]] = []
+    if properties_file:
+        try:
+            lines = open(properties_file, encoding="utf-8").read().splitlines()  # noqa: SIM115
+        except OSError as exc:
+            raise SessionError(f"--properties-file {properties_file}: {exc.strerror or exc}") from exc
+        for n, line in enumerate(lines, 1):
+            text = line.strip()
+            if not text or text.startswith(("#", "!")):
+                continue
+            m = re.match(r"^([^\s=:]+)\s*(?:[=:]|\s)\s*(.*)$", text)
+            if m is None:
+                raise SessionError(f"{properties_file}:{n}: {text!r} is not 'key value' (or key=value)")
+            pairs.append((m.group(1), m.group(2).strip(), f"{properties_file}:{n}"))
+    for item in conf:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise SessionError(f"--conf {item!r}: expected KEY=VALUE, e.g. spark.driver.memory=8g")
+        pairs.append((key.strip(), value, f"--conf {item}"))
+    settings: dict[str, str] = {}
+    for key, value, where in pairs:
+        if not key.startswith("spark."):
+            raise SessionError(f"{where}: {key!r} is not a Spark setting (Spark settings start with 'spark.')")
+        settings[key] = value
+    return settings

@@ -38,9 +38,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
 def add_serve_command(sub: argparse._SubParsersAction) -> None:
     """Add ``serve`` to the ``lakeindex`` command."""
     sv = sub.add_parser("serve", help="serve lookups, inference, validation and tagging over HTTP")
-    sv.add_argument("--index", required=True)
+    sv.add_argument("--index", required=True, help="pattern index to serve (re-opened when a new version appears)")
     sv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1: loopback only)")
-    sv.add_argument("--port", type=int, default=8000)
+    sv.add_argument("--port", type=int, default=8000, help="TCP port (default 8000)")
     sv.add_argument("--watch-interval", type=float, default=SERVE_WATCH_INTERVAL,
                     help="seconds between checks of the index's CURRENT pointer (0: only /admin/reload)")
     sv.add_argument("--workers", type=int, default=1, help="server processes (each opens the index read-only)")

@@ -13,8 +13,17 @@ from __future__ import annotations
 import argparse
 from importlib.metadata import entry_points
 
+from lakeindex import __version__
 from lakeindex.cli import deploy, history, index, inference, quality
-from lakeindex.cli.output import EXIT_BAD_INPUT, EXIT_FLAGGED, EXIT_INTERNAL, EXIT_OK, UsageError, run_command
+from lakeindex.cli.output import (
+    EXIT_BAD_INPUT,
+    EXIT_FLAGGED,
+    EXIT_INTERNAL,
+    EXIT_OK,
+    UsageError,
+    finish_output,
+    run_command,
+)
 
 __all__ = ["EXIT_BAD_INPUT", "EXIT_FLAGGED", "EXIT_INTERNAL", "EXIT_OK", "UsageError", "build_parser", "main"]
 
@@ -24,6 +33,7 @@ COMMAND_GROUP = "lakeindex.commands"
 def build_parser() -> argparse.ArgumentParser:
     """The full parser: the library's command groups, then the commands edges register."""
     parser = argparse.ArgumentParser(prog="lakeindex", description="Pattern index and auto-validation for data lakes.")
+    parser.add_argument("--version", action="version", version=f"lakeindex {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for register in (index.register, inference.register, quality.register, history.register,
                      deploy.register):
@@ -36,4 +46,4 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    return run_command(args.func, args)
+    return finish_output(run_command(args.func, args))

@@ -137,7 +137,7 @@ def _repo_args(p: argparse.ArgumentParser, data: bool = False) -> None:
 def _avh_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", type=float, default=0.001, help="FPR budget per column (default 0.001 = 0.1%%)")
     p.add_argument("--window", type=int, default=None, help="learn from the last N clean batches (default all)")
-    p.add_argument("--max-clauses", type=int, default=None)
+    p.add_argument("--max-clauses", type=int, default=None, help="most constraints per column (default: no cap)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -164,7 +164,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     ls.set_defaults(func=cmd_history_list)
     acc = hs.add_parser("accept", help="accept a flagged batch into the clean history")
     _repo_args(acc)
-    acc.add_argument("--batch", required=True)
+    acc.add_argument("--batch", required=True, help="id of the flagged batch to accept")
     acc.set_defaults(func=cmd_history_accept)
 
     a = sub.add_parser("avh", help="Auto-Validate-by-History programs (KDD 2023)")
@@ -190,6 +190,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     vb.add_argument("--index", default=None, help="pattern index: also validate text columns' patterns (FMDV-VH)")
     vb.add_argument("--checks", default=None, help="declared checks (.json or .py) to run as well")
     vb.add_argument("--batch", default=None, help="batch id (default: the current time)")
-    vb.add_argument("--timestamp", type=int, default=None)
+    vb.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
     vb.add_argument("--dry-run", action="store_true", help="do not record the batch in the history")
     vb.set_defaults(func=cmd_validate_batch)

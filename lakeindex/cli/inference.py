@@ -82,8 +82,8 @@ def _values_source(p: argparse.ArgumentParser) -> None:
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``tag``, ``infer`` and ``validate``."""
     tg = sub.add_parser("tag", help="auto-tag every column of a lake and group columns by domain (Spark)")
-    tg.add_argument("lake")
-    tg.add_argument("--index", required=True)
+    tg.add_argument("lake", help="lake directory or URI (every table in it is tagged)")
+    tg.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
     tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
     tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
@@ -91,9 +91,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     tg.set_defaults(func=cmd_tag)
 
     inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
-    inf.add_argument("--index", required=True)
+    inf.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
     _values_source(inf)
-    inf.add_argument("--method", choices=["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"], default="fmdv-vh")
+    inf.add_argument("--method", choices=["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"], default="fmdv-vh",
+                     help="FMDV variant: -v cuts composite values into segments, -h tolerates a few ad-hoc "
+                          "values (default fmdv-vh, both)")
     inf.add_argument("--r", type=float, default=None, help="FPR threshold r (default 0.1)")
     inf.add_argument("--m", type=int, default=None, help="coverage threshold m (default: 0.1%% of indexed columns)")
     inf.add_argument("--theta", type=float, default=None, help="non-conforming tolerance of -H methods (0.1)")
@@ -103,7 +105,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     val.add_argument("--rule", required=True, help="rule JSON printed by `lakeindex infer`")
     _values_source(val)
     val.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
-    val.add_argument("--test", choices=["fisher", "chi2"], default="fisher")
+    val.add_argument("--test", choices=["fisher", "chi2"], default="fisher",
+                     help="test of a changed non-conforming fraction (default fisher, exact)")
     val.add_argument("--mode", choices=["strict", "homogeneity"], default=None, help="default: the rule's")
     val.set_defaults(func=cmd_validate)
 
@@ -111,7 +114,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def register_debugging(sub: argparse._SubParsersAction) -> None:
     """Add ``patterns`` (listed last: a debugging aid)."""
     pat = sub.add_parser("patterns", help="show the patterns P(v) of values (debugging aid)")
-    pat.add_argument("values", nargs="+")
-    pat.add_argument("--tau", type=int, default=8)
-    pat.add_argument("--limit", type=int, default=20)
+    pat.add_argument("values", nargs="+", help="values to enumerate the patterns of")
+    pat.add_argument("--tau", type=int, default=8, help="most tokens a value may have (default 8, the index's)")
+    pat.add_argument("--limit", type=int, default=20, help="patterns shown per value at most (default 20)")
     pat.set_defaults(func=cmd_patterns)

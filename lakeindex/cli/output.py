@@ -3,6 +3,10 @@
 Exit codes: 0 pass, 1 flagged (a check, a rule or a batch failed), 2 bad input (the error names the
 file, column or value and what to do), 3 internal error (a bug or a broken environment: the JSON
 error, then the traceback, go to stderr).
+
+A reader that closes stdout early (``lakeindex index head IX | head -3``) ends the command quietly: no
+BrokenPipeError traceback. The exit code is the command's when its output was complete in the buffer,
+else 0 (only listing commands stream more than a buffer; their output was cut by the reader's choice).
 """
 
 from __future__ import annotations
@@ -67,6 +71,9 @@ def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namesp
         return func(args)
     except KeyboardInterrupt:
         raise
+    except BrokenPipeError:  # the reader closed stdout: not an error of the command
+        _silence_stdout()
+        return EXIT_OK
     except Exception as exc:  # noqa: BLE001 - the last line of defence: exit 3, not a bare traceback's 1
         if isinstance(exc, bad_input_errors()):
             error(str(exc))
@@ -74,3 +81,21 @@ def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namesp
         error(f"internal error: {type(exc).__name__}: {exc}")
         traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot raise again (Python's documented
+    way out of a broken pipe)."""
+    import os
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
+def finish_output(code: int) -> int:
+    """Flush stdout, treating a reader that closed it as the end of the output; return ``code``."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    return code

@@ -118,14 +118,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         sp.add_argument("--low-cardinality-threshold", type=int, default=120,
                         help="columns with at most this many distinct values get a value histogram")
         if name == "suggest":
-            sp.add_argument("--rules", choices=["default", "extended"], default="default")
+            sp.add_argument("--rules", choices=["default", "extended"], default="default",
+                            help="Deequ's default suggestion rules, or those plus is_positive for columns "
+                                 "without zeros (extended)")
             sp.add_argument("--checks-out", default=None, help="also write the suggestions as a checks JSON file")
-            sp.add_argument("--include-profile", action="store_true")
+            sp.add_argument("--include-profile", action="store_true", help="also print the column profiles used")
         sp.set_defaults(func=func)
 
     mt = sub.add_parser("metrics", help="query a metrics repository (JSON lines, one metric per line)")
-    mt.add_argument("--repo", required=True)
-    mt.add_argument("--dataset", default=None)
+    mt.add_argument("--repo", required=True, help="metrics repository directory")
+    mt.add_argument("--dataset", default=None, help="only this dataset's metrics (default: all)")
     mt.add_argument("--tag", action="append", help="key=value (repeatable; all must match)")
     mt.add_argument("--after", type=int, default=None, help="from this time (ms, inclusive)")
     mt.add_argument("--before", type=int, default=None, help="up to this time (ms, inclusive)")

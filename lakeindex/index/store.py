@@ -31,6 +31,7 @@ from rocksdict import AccessType, IngestExternalFileOptions, Rdict, SstFileWrite
 
 from lakeindex.atomic_publish import publish_directory, write_atomically
 from lakeindex.index.format import BLOCK_CACHE_BYTES, FORMAT_VERSION, fpr, rocksdb_options, unpack
+from lakeindex.local_paths import local_path
 
 CURRENT = "CURRENT"
 KEEP_VERSIONS = 2
@@ -83,7 +84,7 @@ class VersionBuilder:
     """A new index version being built in a private temporary directory."""
 
     def __init__(self, index_path: Path | str) -> None:
-        self.index_path = Path(index_path)
+        self.index_path = local_path(index_path, "index")
         self.index_path.mkdir(parents=True, exist_ok=True)
         collect_garbage(self.index_path)
         self.version = "v-" + time.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
@@ -184,7 +185,7 @@ def current_version(index_path: Path | str) -> str | None:
 
 def resolve(index_path: Path | str) -> Path:
     """Directory of the live version; raise IndexError_ with advice when there is none."""
-    p = Path(index_path)
+    p = local_path(index_path, "index")
     if not p.exists():
         raise IndexError_(f"index {p} does not exist; build one with `lakeindex index build LAKE --out {p}`")
     if not p.is_dir():
@@ -224,7 +225,7 @@ class IndexReader:
     """Read-only view of one index version; safe to share across threads."""
 
     def __init__(self, index_path: Path | str) -> None:
-        self.path = Path(index_path)
+        self.path = local_path(index_path, "index")
         self.version_dir = resolve(self.path)
         self.meta = json.loads((self.version_dir / "meta.json").read_text())
         if self.meta.get("format_version") != FORMAT_VERSION:

@@ -102,6 +102,11 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
             df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
         columns = df.columns  # a Spark Connect reader is lazy: its server finds a missing path only here
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
+        from lakeindex.lake.filesystems import missing_filesystem
+
+        advice = missing_filesystem(exc, str(path))
+        if advice:
+            raise DatasetError(advice) from exc
         lines = str(exc).strip().splitlines()
         detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
         raise DatasetError(f"{path}: cannot read as {fmt}: {detail.strip()[:500]}") from exc

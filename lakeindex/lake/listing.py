@@ -76,13 +76,18 @@ def _list_with_spark(spark: SparkSession, root: str) -> list[LakeFile]:
     from pyspark.errors import AnalysisException
     from pyspark.sql import functions as F
 
-    listing = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-               .select("path", "length", F.unix_millis("modificationTime").alias("mtime")))
-    try:
-        rows = listing.collect()  # file names and sizes only
-    except AnalysisException as exc:
-        if "PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc):
+    from lakeindex.lake.filesystems import missing_filesystem
+
+    try:  # a classic reader fails in load(), a Connect one in collect()
+        rows = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+                .select("path", "length", F.unix_millis("modificationTime").alias("mtime"))
+                .collect())  # file names and sizes only
+    except Exception as exc:  # noqa: BLE001 - JVM errors come as several types
+        if isinstance(exc, AnalysisException) and ("PATH_NOT_FOUND" in str(exc) or "does not exist" in str(exc)):
             raise LakeError(f"lake {root} does not exist (as the Spark session sees it)") from exc
+        advice = missing_filesystem(exc, root)
+        if advice:
+            raise LakeError(advice) from exc
         raise
     out = []
     for r in rows:

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lakeindex.atomic_publish import write_atomically
+from lakeindex.local_paths import local_path
 from lakeindex.metrics.frequencies import FrequencyState
 from lakeindex.metrics.states import State, state_from_dict
 
@@ -37,7 +38,7 @@ class FileSystemStateStore:
     """Persist and load analyzer states under a directory; saves are atomic per analyzer."""
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.root = Path(root).absolute()
+        self.root = local_path(root, "state store").absolute()
 
     def _dir(self, key: str) -> Path:
         return self.root / hashlib.sha1(key.encode("utf-8")).hexdigest()[:20]

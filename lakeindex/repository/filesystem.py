@@ -44,6 +44,7 @@ import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from lakeindex.atomic_publish import fsync_dir, write_atomically
+from lakeindex.local_paths import local_path
 from lakeindex.metrics.metric import Metric
 from lakeindex.repository.query import AnalysisResult, MetricsQuery, QueryFilter, analyzer_spec
 from lakeindex.repository.result_key import ResultKey
@@ -101,7 +102,7 @@ class FileSystemMetricsRepository:
     """Metric results per dataset and ResultKey, stored as immutable Parquet files under ``path``."""
 
     def __init__(self, path: str | os.PathLike[str], fsync: bool = True) -> None:
-        self.path = Path(path)
+        self.path = local_path(path, "metrics repository")
         if self.path.exists() and not self.path.is_dir():
             raise RepositoryError(f"metrics repository {self.path} is a file; pass a directory (it is created "
                                   "on first save)")
