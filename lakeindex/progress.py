@@ -1,9 +1,11 @@
 """Progress reporting for long jobs: phase messages, and Spark task counts while Spark jobs run, on stderr.
 
 Task counts come from the SparkContext's status tracker (polled) on a classic session, and from the
-server's execution-progress messages (a registered handler) on Spark Connect. A stage counts a task once
-however often it ran: a retried or resubmitted task (an executor lost after its tasks finished) must not
-show ``14/11``, so a stage's finished count is capped at its task count.
+server's execution-progress messages (a registered handler) on Spark Connect. They count over the whole
+command, not per stage: every stage seen since the command started stays in the sum (a finished stage with
+all its tasks), so the count never falls back to 0 when a new stage starts; the total grows as Spark plans
+new stages. A stage counts a task once however often it ran: a retried or resubmitted task (an executor
+lost after its tasks finished) must not show ``14/11``, so a stage's finished count is capped at its task count.
 """
 
 from __future__ import annotations
@@ -43,6 +45,8 @@ class Progress:
         self._last = ""
         self._last_at = 0.0
         self._handler: Any = None
+        self._entered = False
+        self._stages: dict[Any, tuple[int, int]] = {}  # every stage seen: (finished, tasks)
 
     def say(self, message: str) -> None:
         """Start a new phase and print it."""
@@ -61,8 +65,15 @@ class Progress:
 
     def _tasks(self) -> tuple[int, int] | None:
         tracker = self.spark.sparkContext.statusTracker()
-        infos = [tracker.getStageInfo(s) for s in tracker.getActiveStageIds()]
-        return stage_tasks((i.numCompletedTasks, i.numTasks) for i in infos if i)
+        active = set(tracker.getActiveStageIds())
+        for sid, (_, num) in list(self._stages.items()):
+            if sid not in active:  # left the active set: finished (a failed stage fails the command anyway)
+                self._stages[sid] = (num, num)
+        for sid in active:
+            info = tracker.getStageInfo(sid)
+            if info:
+                self._stages[sid] = (info.numCompletedTasks, info.numTasks)
+        return stage_tasks(self._stages.values())
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):
@@ -75,13 +86,28 @@ class Progress:
                              done: bool) -> None:
         """Spark Connect progress handler: the operation's stages so far (finished ones included)."""
         try:
-            self._report(stage_tasks((s.num_completed_tasks, s.num_tasks) for s in stages or []), force=done)
+            for s in stages or []:  # this operation's stages so far; earlier operations' stay in the sum
+                self._stages[(operation_id, s.stage_id)] = (s.num_completed_tasks, s.num_tasks)
+            self._report(stage_tasks(self._stages.values()), force=done)
         except Exception:  # noqa: BLE001 - reporting must never break the job
             pass
 
+    def attach(self, spark: Any) -> None:
+        """Report the task counts of a session that started after this Progress: commands that choose Spark
+        or pandas only once they have looked at their input (history commands on small local batches)."""
+        if self.spark is None and spark is not None:
+            self.spark = spark
+            if self._entered:
+                self._start()
+
     def __enter__(self) -> Progress:
+        self._entered = True
+        self._start()
+        return self
+
+    def _start(self) -> None:
         if not self.enabled or self.spark is None:
-            return self
+            return
         from lakeindex.spark_session import is_connect
 
         if is_connect(self.spark):
@@ -90,7 +116,6 @@ class Progress:
         else:
             self._thread = threading.Thread(target=self._run, name="lakeindex-progress", daemon=True)
             self._thread.start()
-        return self
 
     def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
         self._stop.set()

@@ -11,12 +11,13 @@ import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 import lakeindex
 from lakeindex.executor_code import EXECUTOR_PACKAGES, executor_requirements, package_zip, ship_code
-from lakeindex.progress import stage_tasks
+from lakeindex.progress import Progress, stage_tasks
 from lakeindex.shuffle_sizing import local_input_bytes, shuffle_partitions, sized_shuffles
 from tests.conftest import write_csv
 
@@ -63,6 +64,44 @@ def test_a_retried_task_is_counted_once():
     # stage 1: 11 tasks, 14 completions (3 resubmitted after an executor was lost); stage 2: 2 of 4 done
     assert stage_tasks([(14, 11), (2, 4)]) == (13, 15)
     assert stage_tasks([]) is None
+
+
+class _Tracker:
+    """A status tracker whose active stages the test sets: {stage id: (completed, tasks)}."""
+
+    def __init__(self) -> None:
+        self.active: dict[int, tuple[int, int]] = {}
+
+    def getActiveStageIds(self) -> list[int]:  # noqa: N802 - pyspark's name
+        return list(self.active)
+
+    def getStageInfo(self, sid: int) -> SimpleNamespace:  # noqa: N802
+        done, num = self.active[sid]
+        return SimpleNamespace(numCompletedTasks=done, numTasks=num)
+
+
+def test_task_counts_run_over_the_whole_command_not_per_stage():
+    tracker = _Tracker()
+    prog = Progress(SimpleNamespace(sparkContext=SimpleNamespace(statusTracker=lambda: tracker)), enabled=False)
+    tracker.active = {1: (2, 4)}
+    assert prog._tasks() == (2, 4)
+    tracker.active = {2: (1, 3)}  # stage 1 finished (4 of 4), stage 2 started: 5 of 7, not 1 of 3
+    assert prog._tasks() == (5, 7)
+    tracker.active = {2: (3, 3), 3: (0, 10)}
+    assert prog._tasks() == (7, 17)
+    tracker.active = {}
+    assert prog._tasks() == (17, 17)
+
+
+def test_connect_task_counts_add_up_over_operations():
+    seen = []
+    prog = Progress(None, enabled=False)
+    prog._report = lambda t, force=False: seen.append(t)  # what would be printed
+    stage = lambda sid, done, num: SimpleNamespace(stage_id=sid, num_completed_tasks=done, num_tasks=num)  # noqa: E731
+    prog._on_connect_progress([stage(0, 1, 2)], 1, "op-a", False)
+    prog._on_connect_progress([stage(0, 2, 2), stage(1, 3, 3)], 0, "op-a", True)
+    prog._on_connect_progress([stage(0, 1, 4)], 3, "op-b", False)  # a second query: its stage 0 is another stage
+    assert seen == [(1, 2), (5, 5), (6, 9)]
 
 
 @pytest.mark.parametrize(("size", "slots", "expected"), [

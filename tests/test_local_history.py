@@ -506,6 +506,23 @@ def test_cli_history_commands_run_without_a_jvm(cli_history, batches):
     assert recs[-1].issue_features  # recorded as accepted: computed
 
 
+def test_cli_history_commands_report_progress_unless_quiet(cli_history):
+    """avh check, novelty check and validate-batch said nothing on stderr while they worked (issue 13 §6)."""
+    base = cli_history["base"]
+    repo = ["--repo", "repo", "--dataset", "orders"]
+    ncols = len((base / "candidate.csv").read_text().splitlines()[0].split(","))  # the CSV header's names
+    for command in (["avh", "check"], ["novelty", "check"], ["validate-batch", "--dry-run"]):
+        loud = cli([*command, *repo, "candidate.csv"], base)
+        assert loud.returncode == 0, loud.stderr
+        json.loads(loud.stdout)  # stdout stays the JSON result alone
+        phases = [line.split("] ", 1)[1] for line in loud.stderr.splitlines() if line.startswith("[lakeindex")]
+        assert phases[:2] == ["reading candidate.csv", f"profiling candidate.csv ({ncols} columns)"], loud.stderr
+        assert len(phases) == 3, loud.stderr  # then checking (avh, novelty) or validating (validate-batch)
+        quiet = cli([*command, *repo, "candidate.csv", "--quiet"], base)
+        # no progress lines (joblib may still warn that this PATH-less environment has no `cat`)
+        assert quiet.returncode == 0 and "[lakeindex" not in quiet.stderr, quiet.stderr
+
+
 def test_cli_engine_local_refuses_a_file_only_spark_reads(cli_history):
     base = cli_history["base"]
     proc = cli(["history", "add", "--repo", "repo", "--dataset", "orders", "needs_spark.csv", "--batch", "bad",

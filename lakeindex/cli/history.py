@@ -21,9 +21,21 @@ def _history(args: argparse.Namespace) -> Any:
     return BatchHistory(args.repo, args.dataset)
 
 
+def _read_batch_with_progress(args: argparse.Namespace, prog: Any) -> Any:
+    """The batch (pandas or Spark), with the Spark session's task counts reported once there is one."""
+    prog.say(f"reading {args.data}")
+    data = read_batch(args)
+    prog.attach(getattr(data, "sparkSession", None))  # pandas frames have none: no JVM, no task counts
+    prog.say(f"profiling {args.data} ({len(data.columns)} columns)")
+    return data
+
+
 def cmd_history_add(args: argparse.Namespace) -> int:
+    from lakeindex.progress import Progress
+
     history = _history(args)
-    record = history.add(read_batch(args), args.batch, timestamp_ms=args.timestamp)
+    with Progress(None, enabled=not args.quiet) as prog:
+        record = history.add(_read_batch_with_progress(args, prog), args.batch, timestamp_ms=args.timestamp)
     emit({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
             "columns": {c: s.kind for c, s in record.summaries.items()},
             "features_per_column": {c: len(f) for c, f in record.features.items()},
@@ -81,12 +93,16 @@ def cmd_avh_learn(args: argparse.Namespace) -> int:
 def _profile_candidate(args: argparse.Namespace) -> tuple[list[Any], Any, float]:
     """The clean history, the batch profiled against it (pandas or one Spark pass) and the profile's seconds."""
     from lakeindex.history.batches import profile
+    from lakeindex.progress import Progress
 
     clean = _history(args).records(light=True)
     if not clean:
         raise ValueError("no clean batches in the history: add some with `lakeindex history add`")
     t = time.perf_counter()
-    new = profile(read_batch(args), "candidate", clean[-1], issues=False)  # checked, never recorded
+    with Progress(None, enabled=not args.quiet) as prog:
+        data = _read_batch_with_progress(args, prog)
+        new = profile(data, "candidate", clean[-1], issues=False)  # checked, never recorded
+        prog.say(f"checking against {len(clean)} clean batches")
     return clean, new, time.perf_counter() - t
 
 
@@ -114,14 +130,22 @@ def cmd_novelty_check(args: argparse.Namespace) -> int:
 
 def cmd_validate_batch(args: argparse.Namespace) -> int:
     from lakeindex.checks import load_checks
+    from lakeindex.progress import Progress
     from lakeindex.validation import BatchValidator
 
     checks = load_checks(args.checks) if args.checks else None
     batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
     validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window)
-    data = read_data(args) if checks else read_batch(args)  # declared checks run on a Spark DataFrame
-    report = validator.validate_frame(data, _history(args), batch_id, record=not args.dry_run,
-                                      timestamp_ms=args.timestamp)
+    with Progress(None, enabled=not args.quiet) as prog:
+        if checks:  # declared checks run on a Spark DataFrame
+            prog.say(f"reading {args.data}")
+            data = read_data(args)
+            prog.attach(data.sparkSession)
+        else:
+            data = _read_batch_with_progress(args, prog)
+        prog.say(f"validating batch {batch_id}: {', '.join(s.name for s in validator.signals)}")
+        report = validator.validate_frame(data, _history(args), batch_id, record=not args.dry_run,
+                                          timestamp_ms=args.timestamp)
     emit(report)
     return verdict(report["verdict"] == "flagged")
 

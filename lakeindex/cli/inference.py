@@ -54,10 +54,15 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_tag(args: argparse.Namespace) -> int:
     from lakeindex.fmdv.tag_lake import tag_lake
+    from lakeindex.progress import Progress
     from lakeindex.spark_session import session_from_args
 
-    emit(tag_lake(session_from_args(args, "lakeindex-tag"), args.lake, args.index, args.sample, args.fnr, args.m),
-         sort_keys=True)
+    spark = session_from_args(args, "lakeindex-tag")
+    with Progress(spark, enabled=not args.quiet) as prog:
+        prog.say(f"tagging the columns of {args.lake} against {args.index}")
+        out = tag_lake(spark, args.lake, args.index, args.sample, args.fnr, args.m)
+        prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns")
+    emit(out, sort_keys=True)
     return EXIT_OK
 
 
@@ -88,6 +93,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
     tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
     add_session_arguments(tg)
+    tg.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     tg.set_defaults(func=cmd_tag)
 
     inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
