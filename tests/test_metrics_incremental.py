@@ -31,6 +31,7 @@ from lakeindex.metrics import (
     Correlation,
     CountDistinct,
     CustomSql,
+    DatasetMatch,
     DataType,
     Distinctness,
     DuplicateRowCount,
@@ -38,6 +39,8 @@ from lakeindex.metrics import (
     ExactQuantile,
     FileSystemStateStore,
     Histogram,
+    KLLParameters,
+    KLLSketch,
     Kurtosis,
     Maximum,
     MaxLength,
@@ -114,6 +117,7 @@ ANALYZERS: list[Analyzer] = [
     Uniqueness(("s", "k")), CountDistinct(("s", "k")), MutualInformation(("s", "k")),
     DuplicateRowCount("s"), DuplicateRowCount(("s", "k")), ExactQuantile("x", 0.3), ExactQuantile("y", 0.8),
     Histogram("s"), Histogram("s", max_bins=2), Histogram("x", bins=(0, 3, 6)),
+    KLLSketch("x"), KLLSketch("y", KLLParameters(number_of_buckets=4), where="id > 2"),
 ]
 
 # Metrics whose states are integers, extremes, sketches or frequency tables come out bit-identical; float sums
@@ -143,7 +147,7 @@ def assert_same_metric(got_ctx, expected_ctx, analyzer) -> None:
 
 # Analyzers without a mergeable state: they fail on stored states instead of merging (tested in
 # test_deequ_parity_anomaly.py), so they have no place in the equalities below.
-NOT_MERGEABLE = {CustomSql}
+NOT_MERGEABLE = {CustomSql, DatasetMatch}  # DatasetMatch: tested in test_deequ_dataset_match.py
 
 
 def test_every_analyzer_is_covered():

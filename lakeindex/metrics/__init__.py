@@ -4,6 +4,7 @@ from lakeindex.metrics.analyzer import Analyzer, MetricError
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.counting import Completeness, Compliance, PatternMatch, Size, ZerosCount
 from lakeindex.metrics.custom_sql import CustomSql
+from lakeindex.metrics.dataset_match import DatasetMatch
 from lakeindex.metrics.datatype import DataType
 from lakeindex.metrics.grouping import (
     CountDistinct,
@@ -16,6 +17,7 @@ from lakeindex.metrics.grouping import (
     Uniqueness,
     UniqueValueRatio,
 )
+from lakeindex.metrics.kll_distribution import BucketDistribution, BucketValue, KLLParameters, KLLSketch
 from lakeindex.metrics.metric import Metric
 from lakeindex.metrics.numeric import (
     Correlation,
@@ -42,4 +44,6 @@ __all__ = [
     "Kurtosis", "MaxLength", "Maximum", "Mean", "Metric", "MetricError", "MinLength", "Minimum", "MutualInformation",
     "PatternMatch", "RatioOfSums", "Size", "Skewness", "StandardDeviation", "Sum", "UniqueValueRatio", "Variance",
     "Uniqueness", "ZerosCount", "run_analysis", "run_on_aggregated_states",
+    "BucketDistribution", "BucketValue", "KLLParameters", "KLLSketch",
+    "DatasetMatch",
 ]

@@ -1,14 +1,15 @@
 """Frequency tables: the shared, distributed state of the grouping analyzers (Deequ §4.1, Figure 3).
 
 A frequency table is a Spark DataFrame ``(g0, …, gk, count)``: one row per distinct value (combination)
-of the grouping expressions. It stays distributed, so a high-cardinality column never reaches the
-driver. Tables of D and ΔD merge by union and re-aggregation (the paper's outer join with summed
-counts), which is exact.
+of the grouping expressions, plus a ``sum`` column when the spec sums another column per group (Deequ's
+``Histogram.Sum``). It stays distributed, so a high-cardinality column never reaches the driver. Tables of
+D and ΔD merge by union and re-aggregation (the paper's outer join with summed counts and sums), which is
+exact.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import TYPE_CHECKING
 
 from lakeindex.metrics.states import State
@@ -18,6 +19,7 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
 COUNT = "count"
+SUM = "sum"  # the per-group sum of a spec's sum_column
 NULL_LABEL = "NullValue"  # Deequ's name for the null bucket of a histogram
 
 
@@ -26,7 +28,9 @@ class FrequencySpec:
     """What to group by: columns, an optional bin expression for one column, the where-filter, null handling.
 
     ``keep_nulls=False`` (Uniqueness, Entropy, …) drops rows where every grouping column is null, as
-    Deequ does; histograms keep nulls as their own bucket.
+    Deequ does; histograms keep nulls as their own bucket. ``sum_column`` adds the per-group sum of that
+    numeric column (nulls skipped, 0 for a group without values): a long for integral columns, else a double.
+    A table with sums is its own spec, never shared with count-only analyzers (its state key differs).
     """
 
     columns: tuple[str, ...]
@@ -34,6 +38,14 @@ class FrequencySpec:
     keep_nulls: bool = False
     bins: tuple[float, ...] | None = None
     bin_expression: str | None = None
+    sum_column: str | None = field(default=None, metadata={"omit_default": True})
+
+    def __repr__(self) -> str:
+        """The text identity (the state store's key, see runner.frequency_key): fields added later are left
+        out at their default ("omit_default"), so tables stored before they existed keep their keys."""
+        args = ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in fields(self)
+                         if not (f.metadata.get("omit_default") and getattr(self, f.name) == f.default))
+        return f"{type(self).__name__}({args})"
 
     def names(self) -> list[str]:
         return [f"g{i}" for i in range(len(self.columns))]
@@ -56,12 +68,25 @@ class FrequencySpec:
 
         if self.where:
             df = df.where(F.expr(self.where))
-        keyed = df.select(*self.key_expressions())
+        summed = [self._summand(df).alias(SUM)] if self.sum_column else []
+        keyed = df.select(*self.key_expressions(), *summed)
         if not self.keep_nulls:
             keyed = keyed.where(reduce(lambda a, b: a | b, [F.col(n).isNotNull() for n in self.names()]))
         elif len(self.names()) == 1:
-            keyed = keyed.select(F.coalesce(F.col("g0"), F.lit(NULL_LABEL)).alias("g0"))
-        return keyed.groupBy(*self.names()).agg(F.count(F.lit(1)).alias(COUNT))
+            keyed = keyed.select(F.coalesce(F.col("g0"), F.lit(NULL_LABEL)).alias("g0"), *([SUM] if summed else []))
+        aggs = [F.count(F.lit(1)).alias(COUNT)]
+        if summed:  # a group whose values are all null sums to 0, as Deequ reads its null sum as a Long
+            aggs.append(F.coalesce(F.sum(SUM), F.lit(0)).alias(SUM))
+        return keyed.groupBy(*self.names()).agg(*aggs)
+
+    def _summand(self, df: DataFrame) -> Column:
+        """The summed column as a long (integral types: exact sums, as Deequ's Long) or else a double."""
+        from pyspark.sql.types import IntegralType
+
+        names = {f.name: f.dataType for f in df.schema.fields}
+        if self.sum_column not in names:
+            raise ValueError(f"sum column '{self.sum_column}' does not exist (columns: {', '.join(names)})")
+        return col(self.sum_column).cast("long" if isinstance(names[self.sum_column], IntegralType) else "double")
 
 
 def bin_labels(edges: tuple[float, ...]) -> list[str]:
@@ -86,7 +111,7 @@ def _bin_label(x: Column, edges: tuple[float, ...]) -> Column:
 
 @dataclass(frozen=True, eq=False)
 class FrequencyState(State):
-    """A frequency table (distributed) for one FrequencySpec; merges by union and summed counts."""
+    """A frequency table (distributed) for one FrequencySpec; merges by union and summed counts (and sums)."""
 
     kind = "frequencies"
     table: DataFrame
@@ -95,8 +120,10 @@ class FrequencyState(State):
     def merge(self, other: FrequencyState) -> FrequencyState:
         from pyspark.sql import functions as F
 
-        both = self.table.unionByName(other.table)
-        merged = both.groupBy(*self.group_names).agg(F.sum(COUNT).cast("long").alias(COUNT))
+        both = self.table.unionByName(other.table)  # a long and a double sum (type drift) widen to double
+        values = [c for c in self.table.columns if c not in self.group_names]
+        merged = both.groupBy(*self.group_names).agg(
+            *[(F.sum(c).cast("long") if c == COUNT else F.sum(c)).alias(c) for c in values])
         return FrequencyState(merged, self.group_names)
 
     def to_dict(self) -> dict:

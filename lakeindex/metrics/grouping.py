@@ -12,12 +12,15 @@ answered by one aggregation over the table (scan sharing for grouping, §4).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, ClassVar
 
+from lakeindex.metrics import equal_width
 from lakeindex.metrics.analyzer import Analyzer, MetricError, require_column, require_numeric
-from lakeindex.metrics.frequencies import COUNT, FrequencySpec, FrequencyState, bin_labels
+from lakeindex.metrics.frequencies import COUNT, NULL_LABEL, SUM, FrequencySpec, FrequencyState, bin_labels
 from lakeindex.metrics.metric import Metric
+from lakeindex.sql_identifiers import quote_identifier
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -32,6 +35,11 @@ class GroupingAnalyzer(Analyzer):
 
     def frequency_spec(self) -> FrequencySpec:  # pragma: no cover - abstract
         raise NotImplementedError
+
+    def on_columns(self, columns: Sequence[str]) -> GroupingAnalyzer:
+        """This analyzer for data with these columns (the runner calls it before planning the tables): an
+        equal analyzer with the same spec; DuplicateRowCount over all columns learns them here."""
+        return self
 
     def preconditions(self, schema: StructType) -> None:
         for c in self.frequency_spec().columns:
@@ -132,9 +140,42 @@ class CountDistinct(_RatioOfTable):
 class DuplicateRowCount(_RatioOfTable):
     """Rows whose value (combination) occurs more than once, all of them counted (Deequ's DuplicateRowCount:
     Σ of the counts above 1); 0 on no rows. Rows with every column null are left out, as in all grouping
-    analyzers; Deequ's "no columns means all columns" is not offered (the columns are part of the spec)."""
+    analyzers. No columns (``columns=()``, the default; Deequ's empty ``Seq``) means all columns of the data,
+    learnt from its schema when the analysis runs (``on_columns``), so the spec stays ``columns=()``; the
+    metric is then of the ``Dataset`` entity, instance ``*``, as in Deequ."""
+
+    columns: tuple[str, ...] | str = ()
+    where: str | None = None
+    # all columns of the data when ``columns`` is empty, set by on_columns: no part of identity or spec
+    data_columns: tuple[str, ...] = field(default=(), compare=False, repr=False, metadata={"omit_default": True})
 
     empty_value: ClassVar[float | None] = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "columns", _columns(self.columns))
+        object.__setattr__(self, "data_columns", tuple(self.data_columns))
+
+    @property
+    def entity(self) -> str:  # type: ignore[override]
+        return "Dataset" if not self.columns else super().entity
+
+    def instance(self) -> str:
+        return "*" if not self.columns else super().instance()
+
+    def spec(self) -> str:
+        return Analyzer.spec(replace(self, data_columns=()))
+
+    def on_columns(self, columns: Sequence[str]) -> DuplicateRowCount:
+        return self if self.columns else replace(self, data_columns=tuple(columns))
+
+    def frequency_spec(self) -> FrequencySpec:
+        return FrequencySpec(self.columns or self.data_columns, self.where)
+
+    def metric_from_state(self, state: FrequencyState | None) -> Metric:
+        if not self.columns and not self.data_columns:  # e.g. run_on_aggregated_states: no data, no schema
+            return self.failure(f"{self.spec()}: over all columns it needs the data to learn the columns; name "
+                                "the columns to compute it from stored states")
+        return super().metric_from_state(state)
 
     def compute(self, rows: int, distinct: int, singletons: int) -> float:
         return float(rows - singletons)
@@ -250,7 +291,12 @@ class Histogram(GroupingAnalyzer):
     """Value (or bin) counts with nulls as ``NullValue``; beyond ``max_bins`` the rest forms a tail bucket.
 
     ``bins`` are numeric bin edges (labels ``[a, b)``, open-ended outer bins); ``bin_expression`` is a
-    Spark SQL expression giving each row's bin label (Deequ's binning UDF, without shipping Python code).
+    Spark SQL expression giving each row's bin label (Deequ's binning UDF, without shipping Python code);
+    ``bin_count`` cuts a numeric column into that many equal-width bins from its min to its max (Deequ's
+    HistogramBinned; see :mod:`lakeindex.metrics.equal_width`): all bins in order, empty ones too, plus
+    ``edges``. ``sum_column`` makes a bucket's value the sum of that numeric column over its rows instead of
+    their count (Deequ's ``Histogram.Sum``), and ratios are over the total sum. ``frequencies_as_ratio=False``
+    puts the absolute value (as a float) in ``ratio``, as Deequ divides by a total of 1 then.
     """
 
     column: str
@@ -258,6 +304,10 @@ class Histogram(GroupingAnalyzer):
     bin_expression: str | None = None
     max_bins: int = 1000
     where: str | None = None
+    # added later: left out of the spec at their defaults, so stored states and histories keep their keys
+    bin_count: int | None = field(default=None, metadata={"omit_default": True})
+    sum_column: str | None = field(default=None, metadata={"omit_default": True})
+    frequencies_as_ratio: bool = field(default=True, metadata={"omit_default": True})
 
     def __post_init__(self) -> None:
         if self.bins is not None:  # Deequ sorts the edges; two equal edges would make an empty bin
@@ -268,29 +318,82 @@ class Histogram(GroupingAnalyzer):
             raise ValueError("Histogram: give bins or bin_expression, not both")
         if not 1 <= self.max_bins <= MAX_DETAIL_BINS:
             raise ValueError(f"Histogram: max_bins must be 1 to {MAX_DETAIL_BINS} (Deequ's limit), got {self.max_bins}")
+        self._check_deequ_options()
+
+    def _check_deequ_options(self) -> None:
+        """bin_count, sum_column and frequencies_as_ratio: types, range, and what they cannot be combined with."""
+        n = self.bin_count
+        if n is not None:
+            if isinstance(n, bool) or not isinstance(n, int) or not 1 <= n <= MAX_DETAIL_BINS:
+                raise ValueError(f"Histogram: bin_count must be an integer from 1 to {MAX_DETAIL_BINS} (Deequ's "
+                                 f"limit), got {n!r}")
+            if self.bins is not None or self.bin_expression:
+                raise ValueError("Histogram: bin_count makes equal-width bins from the data's min and max; give "
+                                 "one of bin_count, bins (fixed edges) or bin_expression")
+            if self.max_bins != MAX_DETAIL_BINS:
+                raise ValueError("Histogram: max_bins limits the values shown, but an equal-width histogram shows "
+                                 "all its bin_count bins; leave max_bins out with bin_count")
+        if self.sum_column is not None and (not isinstance(self.sum_column, str) or not self.sum_column):
+            raise ValueError(f"Histogram: sum_column must name a numeric column to sum, got {self.sum_column!r}")
+        if not isinstance(self.frequencies_as_ratio, bool):
+            raise ValueError(f"Histogram: frequencies_as_ratio must be True or False, "
+                             f"got {self.frequencies_as_ratio!r}")
 
     def frequency_spec(self) -> FrequencySpec:
         return FrequencySpec((self.column,), self.where, keep_nulls=True, bins=self.bins,
-                             bin_expression=self.bin_expression)
+                             bin_expression=self.bin_expression, sum_column=self.sum_column)
 
     def preconditions(self, schema: StructType) -> None:
-        if self.bins is not None:
+        if self.bins is not None or self.bin_count is not None:
             require_numeric(schema, self.column, self.spec())
         else:
             require_column(schema, self.column, self.spec())
+        if self.sum_column is not None:  # Deequ casts it to a long; a text column would sum to nothing
+            require_numeric(schema, self.sum_column, self.spec())
+
+    def table_aggregations(self) -> dict[str, Column]:
+        from pyspark.sql import functions as F
+
+        aggs = super().table_aggregations()
+        if self.sum_column is not None:
+            aggs["sum(sum)"] = F.sum(SUM)
+        if self.bin_count is not None:
+            aggs.update(equal_width.range_aggregations())
+        return aggs
 
     def metric_from_table(self, row: dict[str, Any], state: FrequencyState) -> Metric:
-        return self.histogram(state.table, int(row["rows"] or 0), int(row["distinct"] or 0))
+        rows = int(row["rows"] or 0)
+        total = (row["sum(sum)"] or 0) if self.sum_column is not None else rows
+        if self.bin_count is not None:
+            return self.equal_width_histogram(row, state.table, rows, total)
+        return self.histogram(state.table, rows, int(row["distinct"] or 0), total)
 
     def metric_from_state(self, state: FrequencyState | None) -> Metric:
         if state is None:
             if self.bins is not None:
-                return self.histogram(None, 0, 0)  # type: ignore[arg-type]
+                return self.histogram(None, 0, 0, 0)  # type: ignore[arg-type]
             return self.failure(f"{self.spec()}: no rows")
         return super().metric_from_state(state)
 
-    def histogram(self, table: DataFrame, rows: int, distinct: int) -> Metric:
-        """The top ``max_bins`` buckets (one bounded collect) and the tail's totals."""
+    def _weight(self) -> str:
+        """The table column a bucket's value comes from: the row count, or the sum of ``sum_column``."""
+        return COUNT if self.sum_column is None else SUM
+
+    def _denominator(self, total: float) -> float | None:
+        """What a bucket's value is divided by for its ratio: the total count or sum, or 1 without ratios
+        (Deequ's totalCount = 1); None for ratios over a zero sum (Deequ would give NaN or ±Infinity)."""
+        if not self.frequencies_as_ratio:
+            return 1.0
+        return float(total) if total else None
+
+    def _zero_sum(self) -> Metric:
+        return self.failure(f"{self.spec()}: the sum of '{self.sum_column}' over the rows is 0 (or all its values "
+                            "are null), so the buckets' ratios of it are undefined; pass frequencies_as_ratio=False "
+                            "for the sums alone")
+
+    def histogram(self, table: DataFrame, rows: int, distinct: int, total: float) -> Metric:
+        """The top ``max_bins`` buckets (one bounded collect) and the tail's totals; ``total`` is the sum of
+        the buckets' values (the rows, or the sum of ``sum_column``)."""
         from pyspark.sql import functions as F
 
         if rows == 0:
@@ -299,9 +402,44 @@ class Histogram(GroupingAnalyzer):
                 return self.success({"bins": {b: {"absolute": 0, "ratio": 0.0} for b in labels},
                                      "number_of_bins": len(labels), "tail": {"bins": 0, "absolute": 0, "ratio": 0.0}})
             return self.failure(f"{self.spec()}: no rows")
-        top = table.orderBy(F.col(COUNT).desc(), F.col("g0")).limit(self.max_bins).collect()
-        bins = {str(r["g0"]): {"absolute": int(r[COUNT]), "ratio": int(r[COUNT]) / rows} for r in top}
+        denominator = self._denominator(total)
+        if denominator is None:
+            return self._zero_sum()
+        weight = self._weight()
+        top = table.orderBy(F.col(weight).desc(), F.col("g0")).limit(self.max_bins).collect()
+        bins = {str(r["g0"]): {"absolute": r[weight], "ratio": r[weight] / denominator} for r in top}
         shown = sum(b["absolute"] for b in bins.values())
-        tail = {"bins": distinct - len(bins), "absolute": rows - shown, "ratio": (rows - shown) / rows}
+        tail = {"bins": distinct - len(bins), "absolute": total - shown, "ratio": (total - shown) / denominator}
         return self.success({"bins": bins, "number_of_bins": distinct, "tail": tail})
+
+    def equal_width_histogram(self, row: dict[str, Any], table: DataFrame, rows: int, total: float) -> Metric:
+        """All ``bin_count`` bins in order (empty ones too), then NullValue if there are nulls, and the edges."""
+        from pyspark.sql.types import DoubleType
+
+        if rows == 0:
+            return self.failure(f"{self.spec()}: no rows")
+        if row[equal_width.NON_FINITE_KEY]:
+            name = quote_identifier(self.column)
+            return self.failure(f"{self.spec()}: column '{self.column}' has NaN or infinite values, which "
+                                f"equal-width bins cannot place; leave them out, e.g. where=\"NOT isnan({name}) "
+                                f"AND abs({name}) < double('inf')\"")
+        denominator = self._denominator(total)
+        if denominator is None:
+            return self._zero_sum()
+        lo, hi, weight = row[equal_width.MIN_KEY], row[equal_width.MAX_KEY], self._weight()
+        if lo is None:  # only nulls: no value to place, so no bins but NullValue (Deequ: no bins, nulls apart)
+            cuts, values = [], {equal_width.NULL_BIN: total}
+        elif not equal_width.width_is_finite(lo, hi, self.bin_count):
+            return self.failure(f"{self.spec()}: the range of '{self.column}', {lo!r} to {hi!r}, is too wide "
+                                "for a float width; narrow it with where=")
+        else:
+            cuts = equal_width.edges(lo, hi, self.bin_count)
+            values = equal_width.binned(table, cuts, weight)
+        zero = 0.0 if weight == SUM and isinstance(table.schema[SUM].dataType, DoubleType) else 0
+        bins = {label: values.get(i, zero) for i, label in enumerate(equal_width.labels(cuts) if cuts else [])}
+        if equal_width.NULL_BIN in values:
+            bins[NULL_LABEL] = values[equal_width.NULL_BIN]
+        return self.success({"bins": {k: {"absolute": v, "ratio": v / denominator} for k, v in bins.items()},
+                             "number_of_bins": len(bins), "tail": {"bins": 0, "absolute": zero, "ratio": 0.0},
+                             "edges": cuts})
 

@@ -28,6 +28,7 @@ from lakeindex.metrics.state_store import FileSystemStateStore
 from lakeindex.metrics.states import State
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import Column, DataFrame, SparkSession
 
 
@@ -51,8 +52,11 @@ class AnalysisRunner:
         self.next: FileSystemStateStore | None = None
 
     @classmethod
-    def on_data(cls, data: DataFrame) -> AnalysisRunner:
-        return cls(data)
+    def on_data(cls, data: DataFrame | pd.DataFrame) -> AnalysisRunner:
+        """Analyze a Spark DataFrame, or a pandas one (converted through Arrow, see spark_frames)."""
+        from lakeindex.spark_frames import as_spark_frame
+
+        return cls(as_spark_frame(data))
 
     def add_analyzer(self, analyzer: Analyzer) -> AnalysisRunner:
         if not isinstance(analyzer, Analyzer):
@@ -171,8 +175,11 @@ def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSys
     Shuffles (frequency tables) are sized from ``df``'s input files (:mod:`lakeindex.shuffle_sizing`)."""
     from lakeindex.shuffle_sizing import local_input_bytes, sized_shuffles
 
+    columns = df.columns  # grouping analyzers over "all columns" (DuplicateRowCount()) learn them here
+    analyzers = [a.on_columns(columns) if isinstance(a, GroupingAnalyzer) else a
+                 for a in OrderedDict.fromkeys(analyzers)]
     with sized_shuffles(df.sparkSession, local_input_bytes(df)):
-        return _run_analysis(df, list(OrderedDict.fromkeys(analyzers)), previous, save_to)
+        return _run_analysis(df, analyzers, previous, save_to)
 
 
 def _run_analysis(df: DataFrame, analyzers: list[Analyzer], previous: FileSystemStateStore | None,
