@@ -591,6 +591,8 @@ ALL_TYPES_DOC = {"checks": [
         {"type": "contains_credit_card_number", "column": "sku", "assertion": ">= 0"},
         {"type": "contains_social_security_number", "column": "sku", "assertion": ">= 0"},
         {"type": "custom_sql", "statement": "SELECT count(*) FROM {table}", "assertion": "== 6"},
+        # only loaded here, never run: the reference path must exist, not be a dataset
+        {"type": "does_dataset_match", "reference": __file__, "key_column_mappings": {"order_id": "order_id"}},
         {"type": "has_no_anomalies", "analyzer": {"type": "Mean", "column": "amount"},
          "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3}},
     ]},
@@ -600,8 +602,9 @@ ALL_TYPES_DOC = {"checks": [
 
 def test_checks_from_dict_accepts_every_constraint_type():
     used = {c["type"] for ch in ALL_TYPES_DOC["checks"] for c in ch["constraints"]}
-    # every Check method is usable from JSON except the histogram one, which needs a callable (tested below)
-    assert used == set(constraint_types()) - {"has_histogram_values"}
+    # every Check method is usable from JSON except the histogram and KLL ones, which need a callable (tested below
+    # and in test_deequ_kll.py)
+    assert used == set(constraint_types()) - {"has_histogram_values", "kll_sketch_satisfies"}
     checks = checks_from_dict(json.loads(json.dumps(ALL_TYPES_DOC)))
     assert [(c.level, c.description) for c in checks] == [("error", "every constraint type"),
                                                            ("warning", "check 1")]

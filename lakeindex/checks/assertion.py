@@ -27,6 +27,9 @@ class Assertion:
 
     fn: Callable[[Any], bool]
     text: str
+    # a parsed bound as comparisons that must all hold, e.g. ((">=", 0.1), ("<=", 0.3)); empty for a callable.
+    # Row-level results compile them to Spark expressions (row_outcome.assertion_column), no Python UDF
+    comparisons: tuple[tuple[str, float], ...] = ()
 
     def __call__(self, value: Any) -> bool:
         if isinstance(value, float) and math.isnan(value):
@@ -50,13 +53,15 @@ def parse_assertion(spec: str | Callable[[Any], bool] | Assertion | None, defaul
     m = _CMP_RE.match(spec)
     if m:
         op, bound = _OPS[m.group(1)], float(m.group(2))
-        return Assertion(lambda v, op=op, bound=bound: op(float(v), bound), f"{m.group(1)} {_fmt(bound)}")
+        return Assertion(lambda v, op=op, bound=bound: op(float(v), bound), f"{m.group(1)} {_fmt(bound)}",
+                         ((m.group(1), bound),))
     m = _BETWEEN_RE.match(spec)
     if m:
         lo, hi = float(m.group(1)), float(m.group(2))
         if lo > hi:
             raise ValueError(f"assertion {spec!r}: lower bound {lo} is above upper bound {hi}")
-        return Assertion(lambda v, lo=lo, hi=hi: lo <= float(v) <= hi, f"between {_fmt(lo)} and {_fmt(hi)}")
+        return Assertion(lambda v, lo=lo, hi=hi: lo <= float(v) <= hi, f"between {_fmt(lo)} and {_fmt(hi)}",
+                         ((">=", lo), ("<=", hi)))
     raise ValueError(f"cannot parse assertion {spec!r}: use '>= x', '> x', '<= x', '< x', '== x', '!= x' "
                      "or 'between a and b'")
 

@@ -20,6 +20,14 @@ from typing import TYPE_CHECKING, Any
 from lakeindex.checks import deequ_patterns
 from lakeindex.checks.assertion import parse_assertion
 from lakeindex.checks.constraint import AnomalyConstraint, Constraint, MetricConstraint
+from lakeindex.checks.row_outcome import (
+    NotNullOutcome,
+    PatternOutcome,
+    PredicateOutcome,
+    RowOutcome,
+    UniqueKeyOutcome,
+    ValueOutcome,
+)
 from lakeindex.metrics import (
     ApproxCountDistinct,
     ApproxQuantile,
@@ -30,12 +38,14 @@ from lakeindex.metrics import (
     Correlation,
     CountDistinct,
     CustomSql,
+    DatasetMatch,
     DataType,
     Distinctness,
     DuplicateRowCount,
     Entropy,
     ExactQuantile,
     Histogram,
+    KLLSketch,
     Kurtosis,
     Maximum,
     MaxLength,
@@ -55,6 +65,7 @@ from lakeindex.metrics import (
     ZerosCount,
 )
 from lakeindex.metrics.analyzer import Analyzer
+from lakeindex.metrics.kll_distribution import BucketDistribution, KLLParameters
 from lakeindex.sql_identifiers import col, quote_identifier
 
 if TYPE_CHECKING:
@@ -121,13 +132,14 @@ class Check:
 
     def _add(self, analyzer: Analyzer, assertion: AssertionLike, description: str, default: str = "== 1",
              pick: Callable[[Any], Any] | None = None,
-             violations: Callable[[DataFrame], DataFrame] | None = None, shown_where: Any = _ANALYZERS) -> Check:
+             violations: Callable[[DataFrame], DataFrame] | None = None, shown_where: Any = _ANALYZERS,
+             row_level: RowOutcome | None = None) -> Check:
         a = parse_assertion(assertion, default)
         where = getattr(analyzer, "where", None) if shown_where is _ANALYZERS else shown_where
         if where:  # two constraints differing only in their (user's) filter must not share one name
             description = f"{description} where {where}"
         return self._with(MetricConstraint(analyzer, a, f"{description} {a}".strip() if assertion is not None
-                                           else description, pick, violations))
+                                           else description, pick, violations, row_level))
 
     def add_constraint(self, constraint: Constraint) -> Check:
         """Add a custom constraint (any object implementing the Constraint interface)."""
@@ -148,11 +160,13 @@ class Check:
 
     # completeness
     def is_complete(self, column: str, where: str | None = None) -> Check:
-        return self._add(Completeness(column, where), None, f"is_complete({column})",
-                         violations=_rows_where(where, f"{quote_identifier(column)} IS NULL"))
+        row = NotNullOutcome(column, where)
+        return self._add(Completeness(column, where), None, f"is_complete({column})", violations=row.failing_rows,
+                         row_level=row)
 
     def has_completeness(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(Completeness(column, where), assertion, f"has_completeness({column})")
+        return self._add(Completeness(column, where), assertion, f"has_completeness({column})",
+                         row_level=NotNullOutcome(column, where))
 
     def are_complete(self, columns: Sequence[str], where: str | None = None) -> Check:
         """Every row has all of ``columns`` (Deequ's areComplete)."""
@@ -181,7 +195,7 @@ class Check:
     def is_unique(self, column: str | Sequence[str], where: str | None = None) -> Check:
         cols = _cols(column)
         return self._add(Uniqueness(cols, where), None, f"is_unique({', '.join(cols)})",
-                         violations=_duplicates(cols, where))
+                         violations=_duplicates(cols, where), row_level=UniqueKeyOutcome(cols, where))
 
     def is_primary_key(self, column: str | Sequence[str], where: str | None = None) -> Check:
         cols = _cols(column)
@@ -192,7 +206,8 @@ class Check:
 
     def has_uniqueness(self, column: str | Sequence[str], assertion: AssertionLike, where: str | None = None) -> Check:
         cols = _cols(column)
-        return self._add(Uniqueness(cols, where), assertion, f"has_uniqueness({', '.join(cols)})")
+        return self._add(Uniqueness(cols, where), assertion, f"has_uniqueness({', '.join(cols)})",
+                         row_level=UniqueKeyOutcome(cols, where))
 
     def has_distinctness(self, column: str | Sequence[str], assertion: AssertionLike,
                          where: str | None = None) -> Check:
@@ -202,7 +217,8 @@ class Check:
     def has_unique_value_ratio(self, column: str | Sequence[str], assertion: AssertionLike,
                                where: str | None = None) -> Check:
         cols = _cols(column)
-        return self._add(UniqueValueRatio(cols, where), assertion, f"has_unique_value_ratio({', '.join(cols)})")
+        return self._add(UniqueValueRatio(cols, where), assertion, f"has_unique_value_ratio({', '.join(cols)})",
+                         row_level=UniqueKeyOutcome(cols, where))
 
     def has_count_distinct(self, column: str | Sequence[str], assertion: AssertionLike,
                            where: str | None = None) -> Check:
@@ -215,10 +231,11 @@ class Check:
 
     def has_duplicate_row_count(self, column: str | Sequence[str], assertion: AssertionLike,
                                 where: str | None = None) -> Check:
-        """Rows whose value (combination) of ``column`` occurs more than once (Deequ's DuplicateRowCount)."""
+        """Rows whose value (combination) of ``column`` occurs more than once (Deequ's DuplicateRowCount); no
+        columns (``()``, Deequ's empty ``Seq``) means all columns of the data, e.g. ``((), "== 0")``."""
         cols = _cols(column)
-        return self._add(DuplicateRowCount(cols, where), assertion, f"has_duplicate_row_count({', '.join(cols)})",
-                         violations=_duplicates(cols, where))
+        return self._add(DuplicateRowCount(cols, where), assertion,
+                         f"has_duplicate_row_count({', '.join(cols) or '*'})", violations=_duplicates(cols, where))
 
     def has_approx_count_distinct(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(ApproxCountDistinct(column, where), assertion, f"has_approx_count_distinct({column})")
@@ -349,14 +366,20 @@ class Check:
     def _compliance(self, description: str, predicate: str, assertion: AssertionLike, where: str | None,
                     label: str | None = None, values_of: str | None = None, shown_where: Any = _ANALYZERS) -> Check:
         analyzer = Compliance(label or description, predicate, where)
-        return self._add(analyzer, assertion, description, violations=_non_compliant(predicate, where, values_of),
-                         shown_where=shown_where)
+        # values_of (is_contained_in): the column whose non-null values are judged; ``where`` then excludes its
+        # nulls and ``shown_where`` is the user's filter, so in a row outcome its nulls pass, and the offending
+        # samples are its values
+        user_where = where if shown_where is _ANALYZERS else shown_where
+        row = PredicateOutcome(predicate, user_where, values_of) if values_of else PredicateOutcome(predicate, where)
+        return self._add(analyzer, assertion, description, shown_where=shown_where, row_level=row,
+                         violations=_failing_values(row, values_of) if values_of else row.failing_rows)
 
     def has_pattern(self, column: str, pattern: str, assertion: AssertionLike = None, name: str | None = None,
                     where: str | None = None) -> Check:
         """Fraction of non-null values in which the (Java) regex is found: anchor it with ^…$ for a full match."""
+        row = PatternOutcome(column, pattern, where)
         return self._add(PatternMatch(column, pattern, where), assertion, name or f"has_pattern({column}, {pattern})",
-                         violations=_pattern_misses(column, pattern, where))
+                         violations=_failing_values(row, column), row_level=row)
 
     def contains_email(self, column: str, assertion: AssertionLike = None, where: str | None = None) -> Check:
         """Fraction of non-null values containing an e-mail address (Deequ's containsEmail, its Patterns.EMAIL)."""
@@ -382,10 +405,12 @@ class Check:
 
     # statistics
     def has_min(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(Minimum(column, where), assertion, f"has_min({column})")
+        return self._add(Minimum(column, where), assertion, f"has_min({column})",
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where))
 
     def has_max(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(Maximum(column, where), assertion, f"has_max({column})")
+        return self._add(Maximum(column, where), assertion, f"has_max({column})",
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where))
 
     def has_mean(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Mean(column, where), assertion, f"has_mean({column})")
@@ -419,10 +444,12 @@ class Check:
                          f"has_ratio_of_sums({numerator}, {denominator})")
 
     def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(MinLength(column, where), assertion, f"has_min_length({column})")
+        return self._add(MinLength(column, where), assertion, f"has_min_length({column})",
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True))
 
     def has_max_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(MaxLength(column, where), assertion, f"has_max_length({column})")
+        return self._add(MaxLength(column, where), assertion, f"has_max_length({column})",
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True))
 
     def has_approx_quantile(self, column: str, quantile: float, assertion: AssertionLike,
                             where: str | None = None, relative_error: float = 0.01) -> Check:
@@ -446,13 +473,33 @@ class Check:
         return self._add(Correlation(a, b, where), assertion, f"has_correlation({a}, {b})")
 
     def has_histogram_values(self, column: str, assertion: Callable[[dict[str, Any]], bool],
-                             max_bins: int = 1000, where: str | None = None) -> Check:
-        """``assertion`` receives ``{value: {"absolute": n, "ratio": r}}`` (nulls as ``NullValue``)."""
+                             max_bins: int = 1000, where: str | None = None, bin_count: int | None = None,
+                             sum_column: str | None = None, frequencies_as_ratio: bool = True) -> Check:
+        """``assertion`` receives ``{value: {"absolute": n, "ratio": r}}`` (nulls as ``NullValue``). With
+        ``bin_count`` the keys are equal-width bins ``[a, b)``, the last ``[a, b]``; with ``sum_column`` the values
+        are sums of that column; ``frequencies_as_ratio=False`` puts the absolute value in ``ratio`` (Deequ)."""
         if not callable(assertion):  # a textual bound cannot judge a histogram: it would always fail
             raise ValueError(f"has_histogram_values({column}): the assertion must be a callable taking the bins "
                              f"{{value: {{'absolute': n, 'ratio': r}}}}, got {assertion!r}")
-        return self._add(Histogram(column, max_bins=max_bins, where=where), assertion,
-                         f"has_histogram_values({column})", pick=lambda v: v["bins"])
+        options = {"bin_count": bin_count, "sum_column": sum_column, "frequencies_as_ratio": frequencies_as_ratio}
+        defaults = {"bin_count": None, "sum_column": None, "frequencies_as_ratio": True}
+        shown = "".join(f", {k}={v}" for k, v in options.items() if v != defaults[k])  # names stay unique
+        return self._add(Histogram(column, max_bins=max_bins, where=where, **options), assertion,
+                         f"has_histogram_values({column}{shown})", pick=lambda v: v["bins"])
+
+    def kll_sketch_satisfies(self, column: str, assertion: Callable[[BucketDistribution], bool],
+                             kll_parameters: KLLParameters | None = None, where: str | None = None) -> Check:
+        """Deequ's kllSketchSatisfies: ``assertion`` receives the column's :class:`BucketDistribution` (equal-width
+        buckets between min and max counted from a KLL sketch, see :mod:`lakeindex.metrics.kll_distribution`),
+        e.g. ``lambda d: d[d.argmax()].low_value >= 0`` or ``lambda d: d.compute_percentiles()[49] < 100``."""
+        if not callable(assertion):  # a textual bound cannot judge a distribution; JSON checks files cannot carry one
+            raise ValueError(f"kll_sketch_satisfies({column}): the assertion must be a callable taking a "
+                             f"BucketDistribution (a Python checks file can give one; JSON cannot), got {assertion!r}")
+        analyzer = KLLSketch(column, kll_parameters, where)
+        params = analyzer.kll_parameters
+        shown = "" if params == KLLParameters() else f", {params}"  # names stay unique per parameters
+        return self._add(analyzer, assertion, f"kll_sketch_satisfies({column}{shown})",
+                         pick=BucketDistribution.from_value)
 
     # custom SQL
     def custom_sql(self, statement: str, assertion: AssertionLike) -> Check:
@@ -462,6 +509,21 @@ class Check:
         if assertion is None:  # Deequ requires one; a default would read the number as a ratio
             raise ValueError("custom_sql: give an assertion on the number the statement returns, e.g. '== 0'")
         return self._add(CustomSql(statement), assertion, f"custom_sql({statement})")
+
+    # reference data
+    def does_dataset_match(self, other: DataFrame | str, key_column_mappings: Mapping[str, str],
+                           assertion: AssertionLike, match_column_mappings: Mapping[str, str] | None = None,
+                           reference_name: str | None = None) -> Check:
+        """Share of the rows with an equal row in the reference ``other`` (Deequ's doesDatasetMatch): rows paired
+        by ``key_column_mappings`` (data column to reference column; unique keys, same row counts), compared on
+        ``match_column_mappings`` (default: every non-key column under its own name). ``other`` is a DataFrame
+        or a dataset path read when the check runs; ``reference_name`` names it in the metric's spec (default:
+        the path, or ``"reference"``). The assertion defaults to ``== 1``. See
+        :mod:`lakeindex.metrics.dataset_match`."""
+        analyzer = DatasetMatch(other, key_column_mappings, match_column_mappings, reference_name)
+        match = "" if analyzer.match_column_mappings is None else f", match={dict(analyzer.match_column_mappings)}"
+        return self._add(analyzer, assertion,
+                         f"does_dataset_match({analyzer.reference}, keys={dict(analyzer.key_column_mappings)}{match})")
 
     # time
     def has_no_anomalies(self, analyzer: Analyzer, strategy: AnomalyDetectionStrategy,
@@ -502,33 +564,13 @@ def _numeric_test(column: str, test: str) -> str:
     return f"{c} IS NULL OR TRY_CAST({c} AS DOUBLE) {test}"
 
 
-def _rows_where(where: str | None, bad: str) -> Callable[[DataFrame], DataFrame]:
-    def query(df: DataFrame) -> DataFrame:
-        return df.where(_and(where, bad))
-    return query
-
-
-def _non_compliant(predicate: str, where: str | None, values_of: str | None) -> Callable[[DataFrame], DataFrame]:
-    def query(df: DataFrame) -> DataFrame:
-        bad = df.where(_and(where, f"NOT COALESCE(CAST(({predicate}) AS BOOLEAN), FALSE)"))
-        if values_of is None:
-            return bad
-        from pyspark.sql import functions as F
-
-        c = col(values_of)
-        return bad.groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
-    return query
-
-
-def _pattern_misses(column: str, pattern: str, where: str | None) -> Callable[[DataFrame], DataFrame]:
+def _failing_values(row: RowOutcome, column: str) -> Callable[[DataFrame], DataFrame]:
+    """The offending values of ``column`` with their counts, most frequent first: the rows ``row`` fails."""
     def query(df: DataFrame) -> DataFrame:
         from pyspark.sql import functions as F
 
         c = col(column)
-        if where:
-            df = df.where(where)
-        bad = df.where(c.isNotNull() & ~F.coalesce(c.cast("string").rlike(pattern), F.lit(False)))
-        return bad.groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
+        return row.failing_rows(df).groupBy(c.alias("value")).count().orderBy(F.col("count").desc())
     return query
 
 
@@ -538,7 +580,7 @@ def _duplicates(cols: tuple[str, ...], where: str | None) -> Callable[[DataFrame
 
         if where:
             df = df.where(where)
-        keys = [col(c) for c in cols]
+        keys = [col(c) for c in cols or df.columns]  # no columns: all of them (DuplicateRowCount)
         # as Uniqueness does, rows whose key columns are all null are not values (completeness judges them)
         df = df.where(functools.reduce(lambda a, b: a | b, [k.isNotNull() for k in keys]))
         return df.groupBy(*keys).count().where(F.col("count") > 1).orderBy(F.col("count").desc())

@@ -1,4 +1,4 @@
-"""Load checks from a file: JSON (data, safe to accept from anyone) or Python (code the user trusts).
+"""Load checks from a file: JSON or YAML (data, safe to accept from anyone) or Python (code the user trusts).
 
 JSON form — each constraint's ``type`` is a Check method, the other keys its keyword arguments::
 
@@ -10,6 +10,21 @@ JSON form — each constraint's ``type`` is a Check method, the other keys its k
                                   "strategy": {"type": "OnlineNormal", "upper_deviation_factor": 3},
                                   "tags": {"region": "eu"}}]}]}
 
+``does_dataset_match`` takes ``"reference"``, the reference dataset's path, in place of a DataFrame.
+
+YAML (``.yaml``/``.yml``, read with ``safe_load``: no tags, no code) holds the same document; a constraint may
+also be written Soda-like as ``{method: arguments}``, a mapping of keyword arguments or one value for the
+method's first argument::
+
+    checks:
+      - description: orders
+        constraints:
+          - is_complete: id
+          - has_completeness: {column: email, assertion: ">= 0.9"}
+          - is_contained_in: {column: status, values: [new, paid]}
+
+A key a constraint does not take is refused with the keys it takes.
+
 Python form: a module defining ``checks`` (a list of Check, or a function of no arguments returning one),
 run with ``runpy`` like a pytest conftest — only for files the user wrote.
 """
@@ -18,6 +33,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import runpy
 from pathlib import Path
 from typing import Any
@@ -32,6 +48,7 @@ class ChecksFileError(ValueError):
 
 _NOT_CONSTRAINTS = {"add_constraint", "analyzers"}
 _CHECK_KEYS = {"level", "description", "constraints"}
+_DATASET_MATCH_KEYS = {"reference", "key_column_mappings", "assertion", "match_column_mappings", "reference_name"}
 
 
 def constraint_types() -> list[str]:
@@ -63,6 +80,51 @@ def analyzer_from_dict(spec: dict[str, Any] | str) -> Analyzer:
         raise ChecksFileError(f"analyzer {name}: {exc}") from exc
 
 
+def dataset_match_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """does_dataset_match's arguments from JSON: ``reference`` is the reference dataset's path (a file or
+    directory, read like the DATA argument, relative to the working directory): JSON holds no DataFrame."""
+    extra = sorted(set(kwargs) - _DATASET_MATCH_KEYS)
+    if extra:
+        raise TypeError(f"unexpected key(s) {', '.join(map(repr, extra))}: does_dataset_match takes 'reference' "
+                        "(the reference dataset's path), 'key_column_mappings', 'assertion', "
+                        "'match_column_mappings' and 'reference_name'")
+    path = kwargs.get("reference")
+    if not isinstance(path, str) or not path.strip():
+        raise ValueError(f"does_dataset_match needs 'reference', the path of the reference dataset, got {path!r}")
+    local = path[len("file://"):] if path.startswith("file://") else path
+    if "://" not in local and not os.path.exists(local):
+        raise ValueError(f"does_dataset_match: reference {path!r}: no such file or directory")
+    args = {k: v for k, v in kwargs.items() if k != "reference"}
+    return {"other": path, "assertion": None, **args}
+
+
+def _short_form(c: Any, valid: list[str]) -> Any:
+    """``{"is_complete": "id"}`` / ``{"has_size": {"assertion": "> 0"}}`` as ``{"type": ..., **arguments}``."""
+    if not isinstance(c, dict) or "type" in c or len(c) != 1:
+        return c
+    (name, args), = c.items()
+    if name not in valid:
+        return c
+    if isinstance(args, dict):
+        return {"type": name, **args}
+    params = [p for p in inspect.signature(getattr(Check, name)).parameters if p != "self"]
+    return {"type": name, params[0]: args} if params and args is not None else {"type": name}
+
+
+def _refuse_unknown_keys(name: str, kwargs: dict[str, Any], where: str) -> None:
+    """A misspelt argument (``colum``) named with the arguments the constraint takes."""
+    if name in ("has_no_anomalies", "does_dataset_match"):
+        return  # their own key checks below name what they take
+    params = inspect.signature(getattr(Check, name)).parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    unknown = sorted(set(kwargs) - set(params))
+    if unknown:
+        takes = ", ".join(p for p in params if p != "self")
+        raise ChecksFileError(f"{where} ({name}): unknown key(s) {', '.join(map(repr, unknown))}; {name} takes "
+                              f"{takes}")
+
+
 def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
     """Checks from the parsed JSON document (see the module docstring)."""
     from lakeindex.anomaly import strategy_from_dict
@@ -87,9 +149,11 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
             raise ChecksFileError(f"{where}: {exc}") from exc
         for j, c in enumerate(spec.get("constraints") or []):
             cwhere = f"{where}.constraints[{j}]"
+            c = _short_form(c, valid)
             if not isinstance(c, dict) or c.get("type") not in valid:
                 raise ChecksFileError(f"{cwhere}: 'type' must be one of {', '.join(valid)}; got {c!r}")
             kwargs = {k: v for k, v in c.items() if k != "type"}
+            _refuse_unknown_keys(c["type"], kwargs, cwhere)
             try:
                 if c["type"] == "has_no_anomalies":
                     extra = sorted(set(kwargs) - {"analyzer", "strategy", "tags", "after", "before"})
@@ -100,6 +164,8 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
                                                    strategy_from_dict(kwargs.get("strategy") or {}),
                                                    tags=kwargs.get("tags"), after=kwargs.get("after"),
                                                    before=kwargs.get("before"))
+                elif c["type"] == "does_dataset_match":
+                    check = check.does_dataset_match(**dataset_match_arguments(kwargs))
                 else:
                     check = getattr(check, c["type"])(**kwargs)
             except (TypeError, ValueError, AttributeError) as exc:  # AttributeError: e.g. a number for a column
@@ -109,7 +175,7 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
 
 
 def load_checks(path: str | Path) -> list[Check]:
-    """Checks from a ``.json`` or ``.py`` file."""
+    """Checks from a ``.json``, ``.yaml``/``.yml`` or ``.py`` file."""
     path = Path(path)
     if not path.is_file():
         raise ChecksFileError(f"{path}: no such file")
@@ -118,6 +184,17 @@ def load_checks(path: str | Path) -> list[Check]:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise ChecksFileError(f"{path}: not valid JSON ({exc})") from exc
+        try:
+            return checks_from_dict(doc)
+        except ChecksFileError as exc:
+            raise ChecksFileError(f"{path}: {exc}") from exc
+    if path.suffix in (".yaml", ".yml"):
+        import yaml
+
+        try:
+            doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except yaml.YAMLError as exc:
+            raise ChecksFileError(f"{path}: not valid YAML ({exc})") from exc
         try:
             return checks_from_dict(doc)
         except ChecksFileError as exc:
@@ -134,4 +211,4 @@ def load_checks(path: str | Path) -> list[Check]:
             raise ChecksFileError(f"{path}: must define `checks`, a list of lakeindex.checks.Check "
                                   "(or a function returning one)")
         return list(checks)
-    raise ChecksFileError(f"{path}: checks must be a .json or .py file")
+    raise ChecksFileError(f"{path}: checks must be a .json, .yaml/.yml or .py file")

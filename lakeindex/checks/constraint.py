@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from lakeindex.anomaly import AnomalyDetectionStrategy
+    from lakeindex.checks.row_outcome import RowOutcome
     from lakeindex.repository import FileSystemMetricsRepository, ResultKey
 
 SUCCESS, FAILURE = "Success", "Failure"
@@ -98,6 +99,7 @@ class Constraint:
     """Base: the analyzers it needs and how to judge their metrics."""
 
     description: str
+    row_level: RowOutcome | None = None  # how it judges each row, if it is row-level (row_outcome.py)
 
     def analyzers(self) -> list[Analyzer]:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -112,13 +114,15 @@ class Constraint:
 
 @dataclass
 class MetricConstraint(Constraint):
-    """``assertion(pick(metric value))`` must hold; ``violations`` builds the offending-rows query."""
+    """``assertion(pick(metric value))`` must hold; ``violations`` builds the offending-rows query;
+    ``row_level`` is the per-row outcome of a row-level constraint (Deequ's RowLevelConstraint)."""
 
     analyzer: Analyzer
     assertion: Assertion
     description: str
     pick: Callable[[Any], Any] | None = None
     violations: Callable[[DataFrame], DataFrame] | None = field(default=None, repr=False)
+    row_level: RowOutcome | None = field(default=None, repr=False)
 
     def analyzers(self) -> list[Analyzer]:
         return [self.analyzer]

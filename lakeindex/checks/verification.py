@@ -18,11 +18,13 @@ from typing import TYPE_CHECKING, Any
 
 from lakeindex.checks.check import Check
 from lakeindex.checks.constraint import FAILURE, SUCCESS, ConstraintResult, EvaluationContext
+from lakeindex.checks.row_level_results import RowLevelColumn, row_level_columns, row_level_results
 from lakeindex.metrics.analyzer import Analyzer
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.runner import run_analysis
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql import DataFrame, SparkSession
 
     from lakeindex.metrics.state_store import FileSystemStateStore
@@ -76,6 +78,19 @@ class VerificationResult:
                   "constraint_status string, message string, metric_value double, offending_samples string")
         return spark.createDataFrame(rows, schema)
 
+    def row_level_results(self, data: DataFrame, filtered_row: str = "true", constraints: bool = True) -> DataFrame:
+        """``data`` plus a boolean column per check with row-level constraints (Deequ's
+        rowLevelResultsAsDataFrame) and one per row-level constraint; lazy, nothing is collected.
+
+        TRUE passes, FALSE fails, NULL is not judged; rows outside a constraint's ``where`` are TRUE, or
+        NULL with ``filtered_row="null"``. See :mod:`lakeindex.checks.row_level_results` for the names.
+        """
+        return row_level_results(data, self.check_results, filtered_row, constraints)
+
+    def row_level_columns(self, data: DataFrame, constraints: bool = True) -> list[RowLevelColumn]:
+        """The columns :meth:`row_level_results` adds to ``data``: names, checks and constraints, in order."""
+        return row_level_columns(self.check_results, data.columns, constraints)
+
 
 class VerificationSuite:
     """Builder for a verification run (Deequ's ``VerificationSuite().onData(df).addCheck(...).run()``)."""
@@ -91,8 +106,11 @@ class VerificationSuite:
         self.previous_states: FileSystemStateStore | None = None
         self.next_states: FileSystemStateStore | None = None
 
-    def on_data(self, df: DataFrame) -> VerificationSuite:
-        self.data = df
+    def on_data(self, df: DataFrame | pd.DataFrame) -> VerificationSuite:
+        """The data to verify: a Spark DataFrame, or a pandas one (converted through Arrow, see spark_frames)."""
+        from lakeindex.spark_frames import as_spark_frame
+
+        self.data = as_spark_frame(df)
         return self
 
     def add_check(self, check: Check) -> VerificationSuite:

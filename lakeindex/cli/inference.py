@@ -30,12 +30,26 @@ def cmd_infer(args: argparse.Namespace) -> int:
     from lakeindex.fmdv.infer import AutoValidator
     from lakeindex.index.store import IndexReader
 
-    values = read_values(args.values, args.values_json)
+    values = column_values(args) if args.data else read_values(args.values, args.values_json)
     with IndexReader(args.index) as ix:
         kwargs = {k: v for k, v in (("r", args.r), ("theta", args.theta)) if v is not None}
         rule = AutoValidator(ix, method=args.method, m=args.m, **kwargs).fit(values).rule_
     emit(rule.to_dict(), sort_keys=True)
     return EXIT_OK
+
+
+def column_values(args: argparse.Namespace) -> list[str]:
+    """The first ``--sample`` non-null values of ``--column`` of the dataset ``--data``, read with Spark as text."""
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.spark_session import session_from_args
+    from lakeindex.suggestions.pattern_rules import sample_columns
+
+    if not args.column:
+        raise UsageError("--data needs --column, the column to learn a rule for")
+    df = read_dataset(session_from_args(args, "lakeindex-infer"), args.data, args.format, infer_schema=False)
+    if args.column not in df.columns:
+        raise UsageError(f"{args.data}: no column {args.column!r} (columns: {', '.join(df.columns[:30])})")
+    return sample_columns(df, [args.column], rows=0, n=args.sample)[args.column]
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
@@ -78,10 +92,13 @@ def cmd_patterns(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _values_source(p: argparse.ArgumentParser) -> None:
+def _values_source(p: argparse.ArgumentParser, data: bool = False) -> None:
     src = p.add_mutually_exclusive_group(required=True)
     src.add_argument("--values", help="file with one value per line, - for stdin")
     src.add_argument("--values-json", help="file with a JSON array of strings, - for stdin")
+    if data:
+        src.add_argument("--data", help="a dataset (CSV/TSV/Parquet/JSONL file or directory) read with Spark; "
+                                        "give --column")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -98,7 +115,13 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     inf = sub.add_parser("infer", help="infer a validation pattern for a column (FMDV)")
     inf.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
-    _values_source(inf)
+    _values_source(inf, data=True)
+    inf.add_argument("--column", default=None, help="with --data: the column to learn a rule for")
+    inf.add_argument("--format", choices=["csv", "tsv", "parquet", "jsonl"], default=None,
+                     help="with --data: the dataset's format (default: from the file extensions)")
+    inf.add_argument("--sample", type=int, default=1000,
+                     help="with --data: learn from the column's first N non-null values (default 1000)")
+    add_session_arguments(inf)
     inf.add_argument("--method", choices=["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"], default="fmdv-vh",
                      help="FMDV variant: -v cuts composite values into segments, -h tolerates a few ad-hoc "
                           "values (default fmdv-vh, both)")

@@ -21,6 +21,11 @@ def cmd_profile(args: argparse.Namespace) -> int:
     df = read_data(args)
     with progress(args, df, "profiling (3 passes)"):
         profile = profiler.profile(df)
+    if args.index:
+        from lakeindex.suggestions.pattern_rules import profile_patterns
+
+        with progress(args, df, f"learning text columns' patterns against {args.index}"):
+            profile_patterns(df, profile, args.index)
     emit(profile.to_dict())
     return EXIT_OK
 
@@ -36,7 +41,9 @@ def cmd_suggest(args: argparse.Namespace) -> int:
         .with_low_cardinality_threshold(args.low_cardinality_threshold) \
         .add_constraint_rules(EXTENDED_RULES if args.rules == "extended" else DEFAULT_RULES)
     if selected_columns(args):
-        runner = runner.restrict_tocolumns(selected_columns(args))
+        runner = runner.restrict_to_columns(selected_columns(args))
+    if args.index:
+        runner = runner.with_pattern_index(args.index)
     with progress(args, df, "profiling for suggestions (3 passes)"):
         result = runner.run()
     if args.checks_out:
@@ -52,6 +59,10 @@ def cmd_check(args: argparse.Namespace) -> int:
     checks = load_checks(args.checks)  # validate the file before starting Spark
     if bool(args.repo) != bool(args.dataset):
         raise ValueError("--repo and --dataset go together")
+    if args.quarantine:
+        from lakeindex.checks.quarantine import check_target
+
+        check_target(args.quarantine)  # an existing target is refused before the checks run
     df = read_data(args)
     _check_regexes(args.checks, checks)
     suite = VerificationSuite().on_data(df).add_checks(checks).with_offending_samples(args.samples)
@@ -62,7 +73,14 @@ def cmd_check(args: argparse.Namespace) -> int:
     n = sum(len(c.constraints) for c in checks)
     with progress(args, df, f"checking {n} constraints (shared passes)"):
         result = suite.run()
-    emit(result.to_dict())
+    doc = result.to_dict()
+    if args.quarantine:
+        from lakeindex.checks.quarantine import failing_rows, write_quarantine
+
+        with progress(args, df, f"writing the rows failing a check to {args.quarantine}"):
+            doc["quarantine"] = {"path": args.quarantine,
+                                 "rows": write_quarantine(failing_rows(result, df), args.quarantine)}
+    emit(doc)
     return EXIT_FLAGGED if result.status == "Error" else EXIT_OK
 
 
@@ -102,12 +120,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``check``, ``profile``, ``suggest`` and ``metrics``."""
     ck = sub.add_parser("check", help="verify declarative checks on a dataset (exit 0 pass, 1 error, 2 bad input)")
     add_data_arguments(ck, typed=True)
-    ck.add_argument("--checks", required=True, help="checks file: .json (constraints as data) or .py (defines checks)")
+    ck.add_argument("--checks", required=True,
+                    help="checks file: .json or .yaml (constraints as data) or .py (defines checks)")
     ck.add_argument("--repo", default=None, help="metrics repository directory: store this run's metrics there")
     ck.add_argument("--dataset", default=None, help="dataset name in the repository")
     ck.add_argument("--tag", action="append", help="result tag key=value (repeatable)")
     ck.add_argument("--timestamp", type=int, default=None, help="result time in ms since the epoch (default now)")
     ck.add_argument("--samples", type=int, default=5, help="offending rows/values shown per failed constraint")
+    ck.add_argument("--quarantine", default=None, metavar="OUT",
+                    help="write the rows some check's row-level result marks false, with those results, as Parquet "
+                         "into the new local directory OUT (published atomically)")
     ck.set_defaults(func=cmd_check)
 
     for name, func, text in (("profile", cmd_profile, "profile columns in at most three Spark passes"),
@@ -117,6 +139,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         sp.add_argument("--columns", default=None, help="comma-separated columns (default: all)")
         sp.add_argument("--low-cardinality-threshold", type=int, default=120,
                         help="columns with at most this many distinct values get a value histogram")
+        sp.add_argument("--index", default=None,
+                        help="pattern index: learn each text column's pattern against the lake (FMDV-VH on a "
+                             "bounded sample, one more Spark job)" + ("; suggest has_pattern with it"
+                                                                     if name == "suggest" else ""))
         if name == "suggest":
             sp.add_argument("--rules", choices=["default", "extended"], default="default",
                             help="Deequ's default suggestion rules, or those plus is_positive for columns "

@@ -62,6 +62,7 @@ class ColumnProfile:
     histogram: dict[str, int] | None = None
     histogram_note: str | None = None
     errors: list[str] = field(default_factory=list)
+    pattern: dict[str, Any] | None = None  # a text column's lake-calibrated pattern (with a pattern index)
 
     @property
     def is_numeric(self) -> bool:
@@ -94,6 +95,8 @@ class ColumnProfile:
         }
         if self.histogram_note:
             out["histogram_note"] = self.histogram_note
+        if self.pattern is not None:
+            out["pattern"] = self.pattern
         if self.errors:
             out["errors"] = list(self.errors)
         return out

@@ -56,6 +56,8 @@ class ConstraintSuggestionRunner:
         self.columns: list[str] | None = None
         self.low_cardinality_threshold = 120
         self.rules: list[ConstraintRule] | None = None
+        self.pattern_index: Any = None
+        self.pattern_sample = 0
 
     def on_data(self, df: DataFrame) -> ConstraintSuggestionRunner:
         """The data to profile."""
@@ -83,10 +85,27 @@ class ConstraintSuggestionRunner:
             self.add_constraint_rule(rule)
         return self
 
+    def with_pattern_index(self, index: Any, sample_values: int | None = None) -> ConstraintSuggestionRunner:
+        """Also suggest ``has_pattern`` for text columns, with FMDV-VH rules learned against this pattern index
+        (a path or an open reader) from a bounded sample of each column: one more Spark job
+        (:mod:`lakeindex.suggestions.pattern_rules`)."""
+        from lakeindex.suggestions.pattern_rules import SAMPLE_VALUES
+
+        self.pattern_index = index
+        self.pattern_sample = sample_values or SAMPLE_VALUES
+        return self
+
     def run(self) -> ConstraintSuggestionResult:
-        """Profile the data (at most three passes) and apply the rules to the profile."""
+        """Profile the data (at most three passes, a fourth bounded sample with a pattern index) and apply the
+        rules to the profile."""
         if self.data is None:
             raise ValueError("no data: call on_data(df) first")
         profile = ColumnProfiler(self.low_cardinality_threshold, self.columns).profile(self.data)
         rules = self.rules if self.rules is not None else DEFAULT_RULES
-        return ConstraintSuggestionResult(profile, suggest_constraints(profile, rules))
+        suggestions = suggest_constraints(profile, rules)
+        if self.pattern_index is not None:
+            from lakeindex.suggestions.pattern_rules import pattern_suggestions, profile_patterns
+
+            suggestions += pattern_suggestions(profile_patterns(self.data, profile, self.pattern_index,
+                                                                self.pattern_sample))
+        return ConstraintSuggestionResult(profile, suggestions)
