@@ -1,4 +1,4 @@
-"""The FastAPI application: routers, limits, structured access logs, error mapping, index watch."""
+"""The FastAPI application: routers, limits, structured access logs, error mapping, index watch, offline docs."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from lakeindex.history.batches import BatchAlreadyRecorded
 from lakeindex.index.store import IndexError_
 from lakeindex.lake.dataset import DatasetError
 from lakeindex.patterns.pattern import PatternError
+from query_service.docs import add_docs
 from query_service.lanes import Lane
 from query_service.limits import BodySizeLimit, Settings
 from query_service.routers import admin, batches, health, inference, patterns
@@ -39,7 +40,9 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
         holder.close()
 
     app = FastAPI(title="lakeindex query service", version=__version__, lifespan=lifespan,
-                  description="Pattern lookups and auto-validation from a lakeindex pattern index.")
+                  description="Pattern lookups and auto-validation from a lakeindex pattern index.",
+                  docs_url=None, redoc_url=None)  # add_docs serves both without a CDN
+    add_docs(app)
     app.state.holder = holder
     app.state.settings = settings
     app.state.lanes = {"slow": Lane("slow lane", settings.slow_lane),
@@ -56,7 +59,9 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
             response = JSONResponse({"detail": f"request body over {settings.max_body_bytes} bytes"}, status_code=413)
         else:
             response = await call_next(request)
-        log.info(json.dumps({"method": request.method, "path": request.url.path, "status": response.status_code,
+        client = f"{request.client.host}:{request.client.port}" if request.client else None
+        log.info(json.dumps({"client": client, "method": request.method, "path": request.url.path,
+                             "status": response.status_code,
                              "latency_ms": round((time.perf_counter() - t0) * 1000, 3),
                              "index_version": holder.version}))
         return response

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import logging
+import logging.config
 import os
-import sys
 from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK
@@ -17,8 +16,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
     from lakeindex.index.store import IndexReader
     from query_service.app import create_app
+    from query_service.log_config import log_config
 
-    logging.basicConfig(level=logging.INFO, format="%(message)s", stream=sys.stderr)
+    logs = log_config()  # timestamped lines, from here on and in every worker process
+    logging.config.dictConfig(logs)
+    logging.captureWarnings(True)  # Python warnings too, as timestamped lines
     IndexReader(args.index).close()  # fail fast, with the reader's message, on a bad index path
     settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
                         max_body_bytes=args.max_body_mb * 1024 * 1024,
@@ -28,10 +30,11 @@ def cmd_serve(args: argparse.Namespace) -> int:
         # one process per worker, each with its own read-only index handle and caches
         os.environ.update(settings.to_env(str(Path(args.index).resolve())))
         uvicorn.run("query_service.app:app_from_env", factory=True, host=args.host, port=args.port,
-                    workers=args.workers, log_level="warning", access_log=False, timeout_keep_alive=30)
+                    workers=args.workers, log_config=logs, log_level="warning", access_log=False,
+                    timeout_keep_alive=30)
         return EXIT_OK
-    uvicorn.run(create_app(args.index, settings), host=args.host, port=args.port, log_level="warning",
-                access_log=False, timeout_keep_alive=30)
+    uvicorn.run(create_app(args.index, settings), host=args.host, port=args.port, log_config=logs,
+                log_level="warning", access_log=False, timeout_keep_alive=30)
     return EXIT_OK
 
 

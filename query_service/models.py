@@ -1,30 +1,111 @@
-"""Request and response models of the query service."""
+"""Request and response models of the query service (batch validation's are beside its router).
+
+Response models of dicts the library builds are closed (``extra="forbid"``, so OpenAPI says
+``additionalProperties: false``) unless the payload is open by design (index metadata, signal evidence).
+"""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
+
+Method = Literal["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"]
+Validation = Literal["strict", "homogeneity"]
+
+
+class HealthOut(BaseModel):
+    """The process is up."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ok"]
+
+
+class ReadyOut(BaseModel):
+    """An index is open and answers lookups."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["ready"]
+    index_version: str
+
+
+class NotReadyOut(BaseModel):
+    """No index answers: the reason (503 from /ready)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    status: Literal["not ready"]
+    error: str
+
+
+class IndexMeta(BaseModel):
+    """Build metadata of the live index version (``meta.json``); builds and merges add their own keys."""
+
+    model_config = ConfigDict(extra="allow")
+
+    version: str = Field(description="the version directory, e.g. v-20260101T120000-1a2b3c4d")
+    format_version: int
+    patterns: int = Field(description="patterns in the index")
+    index_bytes: int
+    limits: dict[str, int] = Field(description="pattern enumeration limits of the build")
+    min_coverage: int = Field(description="patterns seen in fewer columns were not kept")
+    built_at: str = Field(description="ISO-8601 UTC time of the build")
+    lakeindex_version: str | None = None
+    lake: str | None = Field(None, description="what was indexed")
+    tables_scanned: int | None = None
+    columns_scanned: int | None = None
+    cells_scanned: int | None = None
+    impurity_scale: int | None = None
+    build_seconds: float | None = None
+    skipped_files: list[dict[str, Any]] | None = None
+    issues: list[dict[str, Any]] | None = None
 
 
 class PatternStatsOut(BaseModel):
+    """A pattern's statistics in the index."""
+
     pattern: str
     fpr: float | None = Field(description="FPR_T(p); null when the pattern is not in the index")
     coverage: int
 
 
 class LookupRequest(BaseModel):
+    """Patterns to look up in one multi-get."""
+
     patterns: list[str] = Field(min_length=1, description="canonical patterns, e.g. <digit>{4}-<digit>{2}")
 
 
 class LookupResponse(BaseModel):
+    """The patterns' statistics, in the order asked, from one index version."""
+
     index_version: str
     results: list[PatternStatsOut]
 
 
+class Domain(BaseModel):
+    """A pattern of the index with its statistics."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str
+    fpr: float = Field(description="FPR_T(p)")
+    coverage: int = Field(description="columns of the lake the pattern describes")
+
+
+class DomainsOut(BaseModel):
+    """Common domains of the lake, by coverage then FPR."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index_version: str
+    domains: list[Domain]
+
+
 class InferRequest(BaseModel):
     values: list[str] = Field(min_length=1, description="training values of the column")
-    method: Literal["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"] = "fmdv-vh"
+    method: Method = "fmdv-vh"
     r: float = Field(0.1, ge=0, le=1, description="FPR threshold")
     m: int | None = Field(None, ge=1, description="coverage threshold (default: adapts to the index)")
     theta: float = Field(0.1, ge=0, lt=1, description="non-conforming tolerance of -H methods")
@@ -37,6 +118,101 @@ class ValidateRequest(BaseModel):
     test: Literal["fisher", "chi2"] = "fisher"
 
 
+class RuleParams(BaseModel):
+    """The parameters inference ran with."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    r: float = Field(description="FPR threshold")
+    m: int = Field(description="coverage threshold")
+    theta: float = Field(description="non-conforming tolerance of -H methods")
+    tau: int = Field(description="the index's token limit")
+    alpha: float = Field(description="significance of the homogeneity test")
+
+
+class SegmentOut(BaseModel):
+    """One vertical segment of a rule."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    pattern: str
+    fpr: float
+    coverage: int
+    literal: bool = Field(description="a delimiter validated literally, not from the index")
+    regex: str
+
+
+class RuleOut(BaseModel):
+    """A learned validation rule; post it back to /v1/validate as ``rule``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Method
+    params: RuleParams
+    feasible: bool = Field(description="false: no pattern meets the thresholds (see reason)")
+    pattern: str | None
+    regex: str | None
+    fpr: float | None
+    coverage: int | None = Field(description="smallest coverage of an indexed segment")
+    segments: list[SegmentOut]
+    train_size: int = Field(description="non-empty training values")
+    train_nonconforming: int
+    train_nonconforming_fraction: float
+    index_version: str | None
+    validation: Validation = Field(description="strict: any non-conforming value fails; homogeneity: a test")
+    reason: str | None = Field(None, description="why the rule is infeasible (only then)")
+
+
+class OffendingValue(BaseModel):
+    """A non-conforming value of the batch and how often it occurs."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    value: str
+    count: int
+
+
+class ValidationOut(BaseModel):
+    """The verdict on a batch. An infeasible rule gives ``skipped`` instead of the test's fields."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    method: Method
+    pattern: str | None
+    mode: Validation
+    test: Literal["fisher", "chi2"]
+    alpha: float
+    train_size: int
+    train_nonconforming_fraction: float
+    batch_size: int = Field(description="non-empty values of the batch")
+    empty_values_ignored: int
+    passed: bool
+    flagged: bool
+    skipped: str | None = Field(None, description="why the batch was not tested (infeasible rule; only then)")
+    changed: bool | None = Field(None, description="the non-conforming fraction changed significantly")
+    p_value: float | None = Field(None, description="of the chosen test")
+    fisher_p: float | None = None
+    chi2_p: float | None = None
+    batch_nonconforming: int | None = None
+    batch_nonconforming_fraction: float | None = None
+    offending_sample: list[OffendingValue] | None = Field(None, description="the most frequent, at most 20")
+
+
+class TagOut(BaseModel):
+    """A column's domain pattern, or ``tag: null`` with the reason."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    index_version: str
+    values: int = Field(description="values of the column")
+    fnr: float
+    m: int
+    tag: str | None
+    fpr: float | None = Field(None, description="of the tag (when there is one)")
+    coverage: int | None = Field(None, description="of the tag (when there is one)")
+    reason: str | None = Field(None, description="why there is no tag (only then)")
+
+
 class TagRequest(BaseModel):
     values: list[str] = Field(min_length=1)
     fnr: float = Field(0.05, ge=0, le=1, description="target false-negative rate")
@@ -44,6 +220,8 @@ class TagRequest(BaseModel):
 
 
 class ReloadResponse(BaseModel):
+    """The versions before and after the reload."""
+
     previous_version: str
     index_version: str
     swapped: bool

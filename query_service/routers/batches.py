@@ -8,13 +8,15 @@ repository the service was started with (``--repo``); recording is opt-in per re
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Literal
 
 from fastapi import APIRouter, Depends, HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from lakeindex.validation import BatchValidator
 from query_service.lanes import lane
 from query_service.limits import check_count, check_values
+from query_service.responses import documented
 
 router = APIRouter(prefix="/v1", tags=["validation by history"])
 
@@ -30,6 +32,46 @@ class BatchRequest(BaseModel):
     patterns: bool = Field(True, description="also validate text columns' patterns with the service's index")
 
 
+class SignalResult(BaseModel):
+    """One signal's judgement of the batch; each signal adds its own evidence (further keys)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    signal: str = Field(description="schema, avh, novelty, patterns or checks")
+    status: Literal["passed", "failed", "skipped", "warming_up"]
+    severity: Literal["error", "warn"] = Field(description="error: a failure flags the batch; warn: it is reported")
+    reason: str | None = Field(None, description="why the signal skipped the batch (only then)")
+    would_fail: bool | None = Field(None, description="while warming up: whether the signal failed")
+    warming_up: str | None = Field(None, description="while warming up: the history it needs first")
+
+
+class BatchTiming(BaseModel):
+    """Seconds spent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    signals_s: float
+    issue_features_s: float | None = Field(None, description="when the batch was recorded as accepted")
+
+
+class BatchReport(BaseModel):
+    """Every signal's verdict on the batch, with evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str
+    batch: str
+    verdict: Literal["passed", "flagged"]
+    failing_signals: list[str]
+    warning_signals: list[str]
+    warming_up: list[str] = Field(description="signals that need more clean history before they can flag")
+    signals: list[SignalResult]
+    rows: int | None
+    clean_history_batches: int
+    timing: BatchTiming
+    recorded_as: Literal["accepted", "flagged"] | None = Field(None, description="when record was asked for")
+
+
 def batch_validator(request: Request, body: BatchRequest) -> Iterator[BatchValidator]:
     """The library's batch validator for this request, with the service's shared index when patterns are
     asked for (held for the whole request, so a hot swap cannot close it underneath)."""
@@ -40,7 +82,8 @@ def batch_validator(request: Request, body: BatchRequest) -> Iterator[BatchValid
         yield BatchValidator.default(index=loaded.solver, delta=body.delta, window=body.window)
 
 
-@router.post("/batches/validate", dependencies=[Depends(lane("slow"))])
+@router.post("/batches/validate", dependencies=[Depends(lane("slow"))], response_model=None,
+             responses=documented(BatchReport, "The batch's report.", 404, 409, 413, 422, 503))
 def validate_batch(request: Request, body: BatchRequest,
                    validator: BatchValidator = Depends(batch_validator)) -> dict:  # noqa: B008 - FastAPI idiom
     """Schema, AVH, kNN and pattern signals for one batch, with their evidence, in one report."""

@@ -5,16 +5,19 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from query_service.models import HealthOut, NotReadyOut, ReadyOut
+
 router = APIRouter(tags=["health"])
 
 
-@router.get("/health")
+@router.get("/health", response_model=HealthOut)
 async def health() -> dict:
     """The process is up (answered on the event loop: never waits for a busy thread pool)."""
     return {"status": "ok"}
 
 
-@router.get("/ready")
+@router.get("/ready", response_model=ReadyOut,
+            responses={503: {"model": NotReadyOut, "description": "No index answers lookups: the reason."}})
 def ready(request: Request) -> JSONResponse:
     """An index is open and answering lookups."""
     holder = request.app.state.holder

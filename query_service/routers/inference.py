@@ -10,12 +10,14 @@ from lakeindex.fmdv.tag import tag_column
 from lakeindex.fmdv.validate import validate
 from query_service.lanes import lane
 from query_service.limits import check_values
-from query_service.models import InferRequest, TagRequest, ValidateRequest
+from query_service.models import InferRequest, RuleOut, TagOut, TagRequest, ValidateRequest, ValidationOut
+from query_service.responses import documented
 
 router = APIRouter(prefix="/v1", tags=["auto-validate"])
 
 
-@router.post("/infer", dependencies=[Depends(lane("inference"))])
+@router.post("/infer", dependencies=[Depends(lane("inference"))], response_model=None,
+             responses=documented(RuleOut, "The learned rule (feasible or not).", 413, 422, 503))
 def infer(request: Request, body: InferRequest) -> dict:
     """Learn a validation rule for a column (FMDV, FMDV-V, FMDV-H or FMDV-VH)."""
     check_values(request, body.values)
@@ -24,7 +26,8 @@ def infer(request: Request, body: InferRequest) -> dict:
         return av.fit(body.values).rule_.to_dict()
 
 
-@router.post("/validate", dependencies=[Depends(lane("inference"))])
+@router.post("/validate", dependencies=[Depends(lane("inference"))], response_model=None,
+             responses=documented(ValidationOut, "The verdict on the batch.", 413, 422, 503))
 def validate_batch(request: Request, body: ValidateRequest) -> dict:
     """Validate a batch against a rule: pass/fail, p-values, fractions and offending values."""
     check_values(request, body.values)
@@ -35,7 +38,8 @@ def validate_batch(request: Request, body: ValidateRequest) -> dict:
     return validate(rule, body.values, alpha=body.alpha, test=body.test)
 
 
-@router.post("/tag", dependencies=[Depends(lane("inference"))])
+@router.post("/tag", dependencies=[Depends(lane("inference"))], response_model=None,
+             responses=documented(TagOut, "The column's tag, or none with the reason.", 413, 422, 503))
 def tag(request: Request, body: TagRequest) -> dict:
     """Tag a column with its domain pattern (the dual of FMDV)."""
     check_values(request, body.values)
