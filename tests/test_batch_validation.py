@@ -16,6 +16,7 @@ import pandas as pd
 import pytest
 
 from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory
+from lakeindex.validation.policy import SignalPolicy
 
 N_BATCHES = 24
 ROWS = 300
@@ -123,8 +124,9 @@ def test_flagged_batches_stay_out_until_accepted(spark, tmp_path):
     h = BatchHistory(str(tmp_path / "repo"), "orders")
     for day in range(4):
         h.add(spark.createDataFrame(batch(day, seed=day)), f"d{day}", timestamp_ms=10 + day)
-    report = BatchValidator.default().validate_frame(spark.createDataFrame(corrupted("schema_swap")), h, "bad",
-                                                     timestamp_ms=100)
+    armed = {"avh": SignalPolicy("error", 3)}  # AVH may flag from 3 clean batches (the default waits for 10)
+    report = BatchValidator.default(policies=armed).validate_frame(spark.createDataFrame(corrupted("schema_swap")),
+                                                                   h, "bad", timestamp_ms=100)
     assert report["recorded_as"] == FLAGGED
     assert [r.batch_id for r in h.records()] == ["d0", "d1", "d2", "d3"]
     assert h.find("bad").status == FLAGGED

@@ -137,7 +137,8 @@ def test_spark_submit_jobs_use_the_same_exit_codes(spark, tmp_path, monkeypatch,
     from indexer_jobs.build_index import main as build_job
 
     assert build_job([str(tmp_path / "nope"), "--out", str(tmp_path / "ix"), "--quiet"]) == 2
-    assert "does not exist" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+    # checked before Spark starts (issue 13 §6)
+    assert "no such file or directory" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
 
     def crash(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise RuntimeError("executor lost")
@@ -189,7 +190,7 @@ def test_a_header_only_batch_is_refused_as_history_and_flagged_by_validation(spa
     assert main(["history", "add", str(ok), "--repo", repo, "--dataset", "d", "--batch", "b1"]) == 0
     capsys.readouterr()
     assert main(["history", "add", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b2"]) == 2
-    assert "has no rows" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+    assert "has no rows" in json.loads(capsys.readouterr().err.splitlines()[-1])["error"]
     assert main(["history", "add", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b2"]) == 2  # retry ok
     capsys.readouterr()
     assert main(["validate-batch", str(empty), "--repo", repo, "--dataset", "d", "--batch", "b3", "--dry-run"]) == 1
@@ -371,7 +372,7 @@ def test_a_garbage_jsonl_batch_is_bad_input(spark, tmp_path, capsys):
     garbage = tmp_path / "g.jsonl"
     garbage.write_text("not json\n{\"a\":\n")
     assert main(["history", "add", str(garbage), "--repo", str(tmp_path / "r"), "--dataset", "d", "--batch", "b"]) == 2
-    assert "no line is a JSON object" in json.loads(capsys.readouterr().err.splitlines()[0])["error"]
+    assert "no line is a JSON object" in json.loads(capsys.readouterr().err.splitlines()[-1])["error"]
 
 
 def test_an_index_on_a_read_only_mount_serves(tmp_path):

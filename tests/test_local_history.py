@@ -36,6 +36,7 @@ from lakeindex.history.summary import QUANTILE_GRID, summarize_series
 from lakeindex.lake.dataset import read_dataset
 from lakeindex.lake.local_dataset import read_local
 from lakeindex.validation.avh import AVHSignal
+from lakeindex.validation.policy import SignalPolicy
 from lakeindex.validation.schema import SchemaSignal
 from lakeindex.validation.validator import BatchValidator
 
@@ -673,7 +674,8 @@ def test_issue_features_only_for_batches_recorded_as_accepted(tmp_path, batches)
 
     # schema and AVH only: kNN novelty on six batches flags a clean one about once in seven (the new score
     # must beat the largest of six leave-one-out scores), which is not what this test is about
-    validator = BatchValidator([SchemaSignal(), AVHSignal()])
+    # AVH armed at this history's 6 batches (the default waits for 10: lakeindex.validation.policy)
+    validator = BatchValidator([SchemaSignal(), AVHSignal()], {"avh": SignalPolicy("error", 3)})
     # checked only: neither the record nor the history gets issue features
     new = profile(frame, "d6", clean[-1], issues=False)
     report = validator.validate(history, new, clean, record=False)

@@ -132,10 +132,13 @@ def cmd_validate_batch(args: argparse.Namespace) -> int:
     from lakeindex.checks import load_checks
     from lakeindex.progress import Progress
     from lakeindex.validation import BatchValidator
+    from lakeindex.validation.policy import load_policies
 
     checks = load_checks(args.checks) if args.checks else None
     batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
-    validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window)
+    policies = load_policies(args.signals_config) if args.signals_config else None
+    validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window,
+                                       policies=policies)
     with Progress(None, enabled=not args.quiet) as prog:
         if checks:  # declared checks run on a Spark DataFrame
             prog.say(f"reading {args.data}")
@@ -212,8 +215,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     _repo_args(vb, data=True)
     _avh_args(vb)
     vb.add_argument("--index", default=None, help="pattern index: also validate text columns' patterns (FMDV-VH)")
-    vb.add_argument("--checks", default=None, help="declared checks (.json or .py) to run as well")
+    vb.add_argument("--checks", default=None, help="declared checks (.json, .yaml or .py) to run as well")
     vb.add_argument("--batch", default=None, help="batch id (default: the current time)")
     vb.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
     vb.add_argument("--dry-run", action="store_true", help="do not record the batch in the history")
+    vb.add_argument("--signals-config", default=None, metavar="FILE",
+                    help="YAML/JSON: per signal, severity (error|warn) and min_history (clean batches before it may "
+                         "fail a batch); see lakeindex.validation.policy for the defaults")
     vb.set_defaults(func=cmd_validate_batch)

@@ -3,8 +3,11 @@
 Signals (each its own module here), all learned from the dataset's clean history in the metrics
 repository: **schema**, **avh**, **novelty**, **patterns** (with a pattern index) and **checks**
 (declared checks). The batch costs one Spark summary pass (or a pandas one for a small local batch) and one
-bounded sample, plus one pass for declared checks. It is recorded as accepted when nothing fails and
-as flagged otherwise; flagged batches stay out of the clean history until ``lakeindex history accept``.
+bounded sample, plus one pass for declared checks. It is recorded as accepted when no error-severity
+signal fails and as flagged otherwise; flagged batches stay out of the clean history until
+``lakeindex history accept``. Each signal's policy (:mod:`lakeindex.validation.policy`) says how much clean
+history it needs before it may fail a batch ("warming_up" before that) and whether a failure is an error
+or a warning.
 
 The CLI (``lakeindex validate-batch``) and the service (``POST /v1/batches/validate``) use this class
 unchanged; they differ only in how the batch is profiled.
@@ -21,6 +24,7 @@ from lakeindex.validation.avh import AVHSignal
 from lakeindex.validation.checks import ChecksSignal
 from lakeindex.validation.novelty import NoveltySignal
 from lakeindex.validation.patterns import PatternSignal
+from lakeindex.validation.policy import DEFAULT_POLICIES, SignalPolicy
 from lakeindex.validation.schema import SchemaSignal
 from lakeindex.validation.signal import BatchUnderTest, Signal
 
@@ -34,19 +38,33 @@ if TYPE_CHECKING:
 class BatchValidator:
     """Runs its signals on a batch and records the verdict in the dataset's history."""
 
-    def __init__(self, signals: list[Signal]) -> None:
+    def __init__(self, signals: list[Signal], policies: dict[str, SignalPolicy] | None = None) -> None:
         self.signals = signals
+        self.policies = {**DEFAULT_POLICIES, **(policies or {})}
 
     @classmethod
     def default(cls, index: Any = None, checks: list[Check] | None = None, delta: float = DEFAULT_DELTA,
-                window: int | None = None, alpha: float = 0.01) -> BatchValidator:
+                window: int | None = None, alpha: float = 0.01,
+                policies: dict[str, SignalPolicy] | None = None) -> BatchValidator:
         """Schema, AVH and novelty always; patterns with an index (path, reader or solver); checks if given."""
         signals: list[Signal] = [SchemaSignal(), AVHSignal(delta, window), NoveltySignal()]
         if index:
             signals.append(PatternSignal(index, alpha))
         if checks:
             signals.append(ChecksSignal(checks))
-        return cls(signals)
+        return cls(signals, policies)
+
+    def judged(self, result: dict[str, Any], clean_batches: int) -> dict[str, Any]:
+        """A signal's result under its policy: ``warming_up`` (with ``would_fail``) while the history is shorter
+        than its ``min_history``, and its ``severity``."""
+        policy = self.policies.get(result["signal"], SignalPolicy())
+        result = {**result, "severity": policy.severity}
+        if clean_batches < policy.min_history and result["status"] in ("passed", "failed"):
+            result["would_fail"] = result["status"] == "failed"
+            result["status"] = "warming_up"
+            result["warming_up"] = (f"{clean_batches} clean batches; this signal may fail batches from "
+                                    f"{policy.min_history} on")
+        return result
 
     def validate_frame(self, df: DataFrame | pd.DataFrame, history: BatchHistory, batch_id: str, record: bool = True,
                        timestamp_ms: int | None = None) -> dict[str, Any]:
@@ -67,10 +85,13 @@ class BatchValidator:
         flagged one never pays for them."""
         t1 = time.perf_counter()
         batch = BatchUnderTest(new, clean, df)
-        signals = [s.evaluate(batch) for s in self.signals]
-        failing = [s["signal"] for s in signals if s["status"] == "failed"]
+        signals = [self.judged(s.evaluate(batch), len(clean)) for s in self.signals]
+        failing = [s["signal"] for s in signals if s["status"] == "failed" and s["severity"] == "error"]
+        warnings = [s["signal"] for s in signals if s["status"] == "failed" and s["severity"] == "warn"]
         verdict = "flagged" if failing else "passed"
         report = {"dataset": history.dataset, "batch": new.batch_id, "verdict": verdict, "failing_signals": failing,
+                  "warning_signals": warnings, "warming_up": [s["signal"] for s in signals
+                                                              if s["status"] == "warming_up"],
                   "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
                   "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
         if record:
@@ -79,6 +100,8 @@ class BatchValidator:
             new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
             if failing:
                 new.notes["failing_signals"] = failing
+            if warnings:
+                new.notes["warning_signals"] = warnings
             try:
                 if not failing:  # it becomes the batch AVH learns from next
                     t2 = time.perf_counter()
