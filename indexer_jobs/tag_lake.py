@@ -21,6 +21,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sample", type=int, default=1000)
     ap.add_argument("--fnr", type=float, default=0.05)
     ap.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
+    ap.add_argument("--jsonl", default=None, help="also write one catalog record per column (JSON lines)")
+    ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_session_arguments(ap)
     return run_command(cmd_tag, ap.parse_args(argv))
 

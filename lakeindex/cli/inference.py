@@ -71,11 +71,19 @@ def cmd_tag(args: argparse.Namespace) -> int:
     from lakeindex.progress import Progress
     from lakeindex.spark_session import session_from_args
 
+    jsonl = getattr(args, "jsonl", None)
+    if jsonl and not Path(jsonl).resolve().parent.is_dir():
+        raise UsageError(f"--jsonl {jsonl}: directory {Path(jsonl).resolve().parent} does not exist")
     spark = session_from_args(args, "lakeindex-tag")
     with Progress(spark, enabled=not args.quiet) as prog:
         prog.say(f"tagging the columns of {args.lake} against {args.index}")
         out = tag_lake(spark, args.lake, args.index, args.sample, args.fnr, args.m)
-        prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns")
+        prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns, "
+                 f"named the domain of {out['columns_named']}")
+    if jsonl:
+        from lakeindex.fmdv.tag_lake import write_catalog_jsonl
+
+        out["jsonl"] = {"path": str(jsonl), "lines": write_catalog_jsonl(out, jsonl)}
     emit(out, sort_keys=True)
     return EXIT_OK
 
@@ -103,12 +111,16 @@ def _values_source(p: argparse.ArgumentParser, data: bool = False) -> None:
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add ``tag``, ``infer`` and ``validate``."""
-    tg = sub.add_parser("tag", help="auto-tag every column of a lake and group columns by domain (Spark)")
+    tg = sub.add_parser("tag", help="auto-tag every column of a lake with its pattern and domain name (uuid, "
+                                    "ipv4, email, ...) and group columns by domain (Spark)")
     tg.add_argument("lake", help="lake directory or URI (every table in it is tagged)")
     tg.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
     tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
     tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")
+    tg.add_argument("--jsonl", metavar="PATH", default=None,
+                    help="also write one catalog record per column to PATH (JSON lines, written atomically): "
+                         "table, column, domain, pattern, confidence, fpr, coverage, values")
     add_session_arguments(tg)
     tg.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     tg.set_defaults(func=cmd_tag)

@@ -1,25 +1,47 @@
-"""Auto-tag every column of a lake (paper §2.3's dual problem) and group columns by domain.
+"""Auto-tag every column of a lake (paper §2.3's dual problem), name its domain, and group columns by domain.
 
-Executors read files as the index build does, take up to ``sample`` values of each column, and
-tag them against the index, which each Python worker opens read-only once. The driver receives
-one small row per column. The index path must be readable by executors (local disk in local mode,
-a shared path on a cluster). ``lakeindex tag`` runs it locally, ``indexer_jobs/tag_lake.py`` under
-spark-submit.
+A table is a file, or the directory of a multi-part table (Spark/Hive ``part-*`` files, ``key=value``
+partition directories): :func:`lakeindex.lake.listing.table_of`. Two Spark steps keep every task's memory
+bounded and nothing of the lake reaches the driver but file names and one small row per column:
+
+1. ``mapInArrow`` over file contents: executors read files as the index build does and emit each column's
+   first non-empty values, at most ``ceil(sample / files of the table)`` per file (one row per value, with
+   its position in the file);
+2. a window keeps, per (table, column), the ``sample`` values of lowest (position, file): round-robin over
+   the table's files, so the sample holds values of every part (when there are at most ``sample`` parts);
+   ``groupBy`` gathers them and a second ``mapInArrow`` tags each column against the index
+   (:func:`lakeindex.fmdv.domains.catalog_tag`: pattern, domain name, confidence), which each Python
+   worker opens read-only once.
+
+The index path must be readable by executors (local disk in local mode, a shared path on a cluster).
+``lakeindex tag`` runs it locally, ``indexer_jobs/tag_lake.py`` under spark-submit.
 """
 
 from __future__ import annotations
 
+import json
+import math
+from collections import Counter
+from collections.abc import Iterator
 from functools import partial
+from pathlib import Path
 
 import pyarrow as pa
-from pyspark.sql import SparkSession
+from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, relative_table
-from lakeindex.lake.readers import read_table
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
+from lakeindex.lake.readers import FORMATS, read_table
 from lakeindex.spark_session import is_connect
 
-TAG_SCHEMA = "tbl string, col string, tag string, fpr double, coverage long, n long, reason string"
+SAMPLE_SCHEMA = "tbl string, col string, file string, pos int, v string"
+TAG_FIELDS = (("tbl", pa.string()), ("col", pa.string()), ("files", pa.int64()), ("tag", pa.string()),
+              ("method", pa.string()), ("fpr", pa.float64()), ("coverage", pa.int64()), ("n", pa.int64()),
+              ("domain", pa.string()), ("share", pa.float64()), ("confidence", pa.float64()),
+              ("reason", pa.string()))
+TAG_SCHEMA = ("tbl string, col string, files long, tag string, method string, fpr double, coverage long, n long, "
+              "domain string, share double, confidence double, reason string")
+JSONL_FIELDS = ("table", "column", "domain", "pattern", "confidence", "fpr", "coverage", "values")
 _SOLVERS: dict = {}
 
 
@@ -34,49 +56,115 @@ def _solver(index: str):  # noqa: ANN202 - cached per Python worker
     return _SOLVERS[key]
 
 
-def _tag_partition(batches, root: str, index: str, sample: int, fnr: float, m: int | None):  # noqa: ANN001, ANN202
-    from lakeindex.fmdv.tag import tag_column
-
-    solver = _solver(index)
-    rows: dict[str, list] = {k: [] for k in ("tbl", "col", "tag", "fpr", "coverage", "n", "reason")}
+def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int):  # noqa: ANN001, ANN202
+    """Executor, step 1: per file, each column's first ``quota`` non-empty values with their positions; a
+    column without any value gets one null so that it is still tagged (``no non-empty values``)."""
+    schema = pa.schema([("tbl", pa.string()), ("col", pa.string()), ("file", pa.string()), ("pos", pa.int32()),
+                        ("v", pa.string())])
     for batch in batches:
         paths, contents = batch.column("path").to_pylist(), batch.column("content")
         for i, path in enumerate(paths):
-            table = relative_table(path, root)
-            read = read_table(table, contents[i].as_py() or b"")
+            table, rel = table_of(path, root), relative_table(path, root)
+            quota = quotas.get(table, sample)
+            read = read_table(rel, contents[i].as_py() or b"")
+            rows: dict[str, list] = {k: [] for k in schema.names}
             for name, arr in read.columns:
-                values = [v for v in arr.slice(0, sample * 2).to_pylist() if v][:sample]
-                t = tag_column(values, solver, fnr=fnr, m=m)
-                for k, v in (("tbl", table), ("col", name), ("tag", t["tag"]), ("fpr", t.get("fpr")),
-                             ("coverage", t.get("coverage")), ("n", t["values"]), ("reason", t.get("reason"))):
-                    rows[k].append(v)
-    yield pa.RecordBatch.from_pydict(rows, schema=pa.schema([
-        ("tbl", pa.string()), ("col", pa.string()), ("tag", pa.string()), ("fpr", pa.float64()),
-        ("coverage", pa.int64()), ("n", pa.int64()), ("reason", pa.string())]))
+                values = [v for v in arr.slice(0, quota * 2).to_pylist() if v][:quota] or [None]
+                rows["tbl"] += [table] * len(values)
+                rows["col"] += [name] * len(values)
+                rows["file"] += [rel] * len(values)
+                rows["pos"] += list(range(len(values)))
+                rows["v"] += values
+            if rows["tbl"]:
+                yield pa.RecordBatch.from_pydict(rows, schema=schema)
+
+
+def _tag_groups(batches, index: str, fnr: float, m: int | None):  # noqa: ANN001, ANN202
+    """Executor, step 2: tag each (table, column) sample and name its domain."""
+    from lakeindex.fmdv.domains import catalog_tag
+
+    solver = _solver(index)
+    schema = pa.schema(TAG_FIELDS)
+    for batch in batches:
+        rows: dict[str, list] = {k: [] for k in schema.names}
+        for tbl, col, files, vals in zip(batch.column("tbl").to_pylist(), batch.column("col").to_pylist(),
+                                         batch.column("files").to_pylist(), batch.column("vals").to_pylist(),
+                                         strict=True):
+            t = catalog_tag([v for v in vals if v], solver, fnr=fnr, m=m)
+            for k, v in (("tbl", tbl), ("col", col), ("files", files), ("tag", t["tag"]), ("method", t["method"]),
+                         ("fpr", t.get("fpr")), ("coverage", t.get("coverage")), ("n", t["values"]),
+                         ("domain", t["domain"]), ("share", t["share"]), ("confidence", t["confidence"]),
+                         ("reason", t.get("reason"))):
+                rows[k].append(v)
+        yield pa.RecordBatch.from_pydict(rows, schema=schema)
 
 
 def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr: float = 0.05,
              m: int | None = None) -> dict:
-    """Tag all columns; return per-column tags and the domains (tags shared by several columns)."""
-    from pathlib import Path
-
+    """Tag all columns; return per-column tags and domains, the pattern groups (``domains``: tags shared by
+    several columns) and the named-domain groups (``by_domain``)."""
+    from lakeindex.fmdv.domains import DOMAIN_NAMES
     from lakeindex.index.store import read_meta
 
+    if sample < 1:
+        raise ValueError("--sample must be >= 1")
     meta = read_meta(index)
     root = lake_uri(lake, here=not is_connect(spark))
-    spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
-    files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-             .filter(F.col("path").rlike(SUPPORTED_FILES_RE)).select("path", "content"))
-    fn = partial(_tag_partition, root=root, index=str(Path(index).resolve()), sample=sample, fnr=fnr, m=m)
-    rows = files.mapInArrow(fn, TAG_SCHEMA).collect()
-    columns = sorted(({"table": r.tbl, "column": r.col, "tag": r.tag, "fpr": r.fpr, "coverage": r.coverage,
-                       "values": r.n, **({"reason": r.reason} if r.reason else {})} for r in rows),
+    listing, _skipped = list_files(spark, root)
+    paths = [f.path for f in listing if f.length and any(f.path.lower().endswith(e) for e in FORMATS)]
+    parts = Counter(table_of(p, root) for p in paths)
+    quotas = {t: max(1, math.ceil(sample / n)) for t, n in parts.items()}
+    rows = []
+    if paths:
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)).filter(F.col("path").isin(paths))
+                 .select("path", "content"))
+        samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample),
+                                   SAMPLE_SCHEMA)
+        first = Window.partitionBy("tbl", "col").orderBy("pos", "file")
+        grouped = (samples.withColumn("rank", F.row_number().over(first)).filter(F.col("rank") <= sample)
+                   .groupBy("tbl", "col")
+                   .agg(F.array_sort(F.collect_list(F.struct("pos", "file", "v"))).alias("s"),
+                        F.countDistinct("file").alias("files"))
+                   .select("tbl", "col", "files", F.transform("s", lambda s: s["v"]).alias("vals")))
+        fn = partial(_tag_groups, index=str(Path(index).resolve()), fnr=fnr, m=m)
+        rows = grouped.mapInArrow(fn, TAG_SCHEMA).collect()
+    columns = sorted(({"table": r.tbl, "column": r.col, "files": r.files, "tag": r.tag, "method": r.method,
+                       "fpr": r.fpr, "coverage": r.coverage, "values": r.n, "domain": r.domain, "share": r.share,
+                       "confidence": r.confidence, **({"reason": r.reason} if r.reason else {})} for r in rows),
                      key=lambda d: (d["table"], d["column"]))
     domains: dict[str, list[str]] = {}
+    named: dict[str, list[dict]] = {}
     for c in columns:
         if c["tag"]:
             domains.setdefault(c["tag"], []).append(f"{c['table']}:{c['column']}")
-    return {"index_version": meta["version"], "lake": root, "columns_tagged": sum(1 for c in columns if c["tag"]),
+        if c["domain"]:
+            named.setdefault(c["domain"], []).append(c)
+    return {"index_version": meta["version"], "lake": root, "tables": len(parts),
+            "columns_tagged": sum(1 for c in columns if c["tag"]),
+            "columns_named": sum(1 for c in columns if c["domain"]),
             "columns": columns,
             "domains": [{"tag": t, "columns": cols} for t, cols in sorted(domains.items(), key=lambda kv: -len(kv[1]))
-                        if len(cols) > 1]}
+                        if len(cols) > 1],
+            "by_domain": [{"domain": d, "description": DOMAIN_NAMES[d].description,
+                           "columns": [f"{c['table']}:{c['column']}" for c in cols],
+                           "patterns": sorted({c["tag"] for c in cols})}
+                          for d, cols in sorted(named.items(), key=lambda kv: (-len(kv[1]), kv[0]))]}
+
+
+def catalog_lines(result: dict) -> Iterator[dict]:
+    """One catalog record per column of a :func:`tag_lake` result, with the fields of ``JSONL_FIELDS``."""
+    for c in result["columns"]:
+        yield {"table": c["table"], "column": c["column"], "domain": c["domain"], "pattern": c["tag"],
+               "confidence": c["confidence"], "fpr": c["fpr"], "coverage": c["coverage"], "values": c["values"]}
+
+
+def write_catalog_jsonl(result: dict, path: str | Path) -> int:
+    """Write :func:`catalog_lines` as JSON lines to ``path`` atomically (all lines or the old file); return
+    the number of lines."""
+    from lakeindex.atomic_publish import write_atomically
+
+    lines = [json.dumps(d, ensure_ascii=False, sort_keys=False) + "\n" for d in catalog_lines(result)]
+    write_atomically(path, "".join(lines))
+    return len(lines)

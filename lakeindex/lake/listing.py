@@ -7,6 +7,7 @@ Shared by the jobs that scan a lake (index build, lake tagging). Names starting 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
@@ -22,6 +23,26 @@ SUPPORTED_FILES_RE = "(?i)(" + "|".join(e.replace(".", "\\.") for e in FORMATS) 
 def relative_table(path: str, root: str) -> str:
     """Table name: the file path relative to the lake root."""
     return path[len(root):].lstrip("/") if path.startswith(root) else path
+
+
+_PART_FILE = re.compile(r"(?i)part-(?:[mr]-)?[0-9]+([-_.].*)?")  # Spark and Hadoop MapReduce output names
+_PARTITION_DIR = re.compile(r"[^=]+=[^=]*")  # Hive-style key=value directory
+
+
+def table_of(path: str, root: str) -> str:
+    """Table of a data file for tagging: :func:`relative_table`, except that the part files of a multi-part
+    table are one table, the directory that holds them: the path up to its first ``key=value`` partition
+    directory (``orders/date=2024-01-01/part-0.csv`` -> ``orders``), else the parent of a ``part-NNNNN`` file
+    (``orders/part-00000-....snappy.parquet`` -> ``orders``). A lake root that is itself partitioned or
+    holds part files is the table named after the root's last path component."""
+    rel = relative_table(path, root)
+    parts = rel.split("/")
+    depth = next((i for i, p in enumerate(parts[:-1]) if _PARTITION_DIR.fullmatch(p)), None)
+    if depth is None and _PART_FILE.fullmatch(parts[-1]):
+        depth = len(parts) - 1
+    if depth is None:
+        return rel
+    return "/".join(parts[:depth]) or root.rstrip("/").rsplit("/", 1)[-1].removeprefix("file:")
 
 
 class LakeError(RuntimeError):
