@@ -713,10 +713,10 @@ def test_load_checks_from_json_and_python_files(tmp_path):
             load_checks(p)
     with pytest.raises(ChecksFileError, match="no such file"):
         load_checks(tmp_path / "missing.json")
-    yaml = tmp_path / "checks.yaml"
-    yaml.write_text("checks: []\n")
-    with pytest.raises(ChecksFileError, match=r"\.json or \.py"):
-        load_checks(yaml)
+    toml = tmp_path / "checks.toml"  # YAML is a checks format now (tests/test_checks_yaml.py); TOML is not
+    toml.write_text("checks = []\n")
+    with pytest.raises(ChecksFileError, match=r"\.json, \.yaml/\.yml or \.py"):
+        load_checks(toml)
 
 
 def test_a_check_is_immutable_like_deequs():

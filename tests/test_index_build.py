@@ -325,7 +325,8 @@ def test_cli_build_prints_metadata_and_rejects_missing_lake(spark, lake, tmp_pat
     assert meta["min_coverage"] == 3 and meta["tables_scanned"] == 8
     assert all(cov >= 3 for _, cov in index_items(tmp_path / "ix").values())
     assert cli_main(["index", "build", str(tmp_path / "nolake"), "--out", str(tmp_path / "ix2"), "--quiet"]) == 2
-    assert "does not exist" in json.loads(capsys.readouterr().err)["error"]
+    # checked before Spark starts (issue 13 §6)
+    assert "nolake: no such file or directory" in json.loads(capsys.readouterr().err)["error"]
     assert not (tmp_path / "ix2").exists()
 
 
