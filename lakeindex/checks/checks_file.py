@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeindex.checks.check import Check
+from lakeindex.local_paths import URI, local_path
 from lakeindex.metrics.analyzer import Analyzer
 
 
@@ -91,8 +92,8 @@ def dataset_match_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
     path = kwargs.get("reference")
     if not isinstance(path, str) or not path.strip():
         raise ValueError(f"does_dataset_match needs 'reference', the path of the reference dataset, got {path!r}")
-    local = path[len("file://"):] if path.startswith("file://") else path
-    if "://" not in local and not os.path.exists(local):
+    local = str(local_path(path, "reference")) if path.startswith("file://") or not URI.match(path) else None
+    if local is not None and not os.path.exists(local):
         raise ValueError(f"does_dataset_match: reference {path!r}: no such file or directory")
     args = {k: v for k, v in kwargs.items() if k != "reference"}
     return {"other": path, "assertion": None, **args}

@@ -15,6 +15,7 @@ digits. ``validate-batch --index`` runs the statistical test instead.
 from __future__ import annotations
 
 import math
+from contextlib import nullcontext
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.sql_identifiers import col
@@ -70,21 +71,8 @@ def infer_rules(samples: dict[str, list[str]], index: Any) -> dict[str, Rule]:
     from lakeindex.fmdv.infer import AutoValidator
     from lakeindex.index.store import IndexReader
 
-    with IndexReader(index) if isinstance(index, str) else _Borrowed(index) as ix:
+    with IndexReader(index) if isinstance(index, str) else nullcontext(index) as ix:
         return {c: AutoValidator(ix).fit(values).rule_ for c, values in samples.items() if values}
-
-
-class _Borrowed:
-    """An index reader the caller opened (and closes)."""
-
-    def __init__(self, reader: Any) -> None:
-        self.reader = reader
-
-    def __enter__(self) -> Any:
-        return self.reader
-
-    def __exit__(self, *exc: object) -> None:
-        return None
 
 
 def profile_patterns(df: DataFrame, profile: DatasetProfile, index: Any, n: int = SAMPLE_VALUES) -> dict[str, Rule]:
