@@ -13,7 +13,9 @@ is derived then and stored as metrics of the batch's result key, so learning nev
   ``validate-batch``, the last batch of a backfill), never when a batch is only checked;
 - ``NoveltyFeatures()``: the kNN detector's feature vector (EDBT 2021 §4);
 - ``ValueSample(column=…)``: up to ``VALUE_SAMPLE`` values of each text column, for pattern rules;
-- ``BatchStatus()``: accepted or flagged (flagged batches stay out of the clean history until accepted).
+- ``BatchStatus()``: accepted or flagged (flagged batches stay out of the clean history until accepted);
+- ``Validation()``: for a batch recorded by ``validate-batch``, each signal's verdict and evidence as it was
+  decided then (what ``lakeindex report`` shows), without the learned programs.
 
 A batch's result key is ``(timestamp, {"batch": id})``; re-saving it (``accept``) replaces it (the
 repository's last write wins).
@@ -61,6 +63,7 @@ class BatchRecord:
     status: str = ACCEPTED
     timestamp_ms: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
+    validation: dict[str, Any] | None = None
     # the bounded sample the record was profiled on: kept in memory (never stored) so that the
     # synthetic-issue features can be added once the batch is known to be accepted
     sample: pd.DataFrame | None = field(default=None, repr=False, compare=False)
@@ -73,6 +76,8 @@ class BatchRecord:
         out = [Metric("BatchStatus()", "BatchStatus", "*", "Dataset",
                       {"status": self.status, "batch": self.batch_id, **self.notes}),
                Metric("NoveltyFeatures()", "NoveltyFeatures", "*", "Dataset", _json_floats(self.novelty))]
+        if self.validation is not None:
+            out.append(Metric("Validation()", "Validation", "*", "Dataset", self.validation))
         for c, s in self.summaries.items():
             out.append(Metric(f"ColumnSummary(column={c!r})", "ColumnSummary", c, "Column", s.to_dict()))
             out.append(Metric(f"HistoryFeatures(column={c!r})", "HistoryFeatures", c, "Column",
@@ -94,6 +99,8 @@ class BatchRecord:
                 rec.notes = {k: v for k, v in m.value.items() if k not in ("status", "batch")}
             elif m.name == "NoveltyFeatures" and isinstance(m.value, dict):
                 rec.novelty = _float_values(m.value)
+            elif m.name == "Validation" and isinstance(m.value, dict):
+                rec.validation = m.value
             elif m.name == "ColumnSummary":
                 rec.summaries[m.instance] = ColumnSummary.from_dict(m.value)
             elif m.name == "IssueFeatures":

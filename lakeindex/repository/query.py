@@ -62,9 +62,12 @@ class QueryFilter:
     after: int | None = None  # inclusive, epoch ms
     before: int | None = None  # inclusive, epoch ms
     analyzers: frozenset[str] | None = None  # matched against a metric's analyzer spec or its name
+    absent_tags: frozenset[str] = frozenset()  # tag keys a result must not have
 
     def matches_tags(self, tags: Mapping[str, str]) -> bool:
         """True when a result with these tags passes the tag filter."""
+        if any(k in tags for k in self.absent_tags):
+            return False
         if self.exact_tags:
             return dict(self.tags) == dict(tags)
         return all(tags.get(k) == v for k, v in self.tags)
@@ -101,6 +104,11 @@ class MetricsQuery:
         """Only results whose tags include all these key/value pairs (added to earlier tag filters)."""
         merged = dict(self.filter.tags) | ResultKey(0, tags).tags
         return replace(self, filter=replace(self.filter, tags=tuple(sorted(merged.items()))))
+
+    def without_tag(self, key: str) -> MetricsQuery:
+        """Only results whose tags have no ``key`` (e.g. the check runs of a dataset, not its history's
+        batches, which are tagged ``batch``)."""
+        return replace(self, filter=replace(self.filter, absent_tags=self.filter.absent_tags | {key}))
 
     def after(self, timestamp_ms: int) -> MetricsQuery:
         """Only results with ``timestamp_ms >= timestamp_ms`` (inclusive)."""

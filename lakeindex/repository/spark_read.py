@@ -38,6 +38,8 @@ def read_latest(spark: SparkSession, dirs: list[Path], names: list[str], f: Quer
     else:
         for k, v in f.tags:
             df = df.where(F.col("tags").getItem(k) == F.lit(v))
+    for k in sorted(f.absent_tags):
+        df = df.where(F.col("tags").getItem(k).isNull())
     save = F.struct("written_at_ns", "write_id", "_file")  # each key's latest save, taken from one file
     df = (df.withColumn("_latest", F.max(save).over(Window.partitionBy("dataset", "timestamp_ms", "tags_json")))
           .where(F.col("_latest") == save)

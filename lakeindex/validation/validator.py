@@ -102,6 +102,7 @@ class BatchValidator:
                 new.notes["failing_signals"] = failing
             if warnings:
                 new.notes["warning_signals"] = warnings
+            new.validation = stored_evidence(report)
             try:
                 if not failing:  # it becomes the batch AVH learns from next
                     t2 = time.perf_counter()
@@ -113,3 +114,17 @@ class BatchValidator:
                 raise
             report["recorded_as"] = new.status
         return report
+
+
+def stored_evidence(report: dict[str, Any]) -> dict[str, Any]:
+    """What a recorded batch keeps of its validation report (the ``Validation()`` metric): verdicts and
+    evidence as decided, without what can be learned again and grows with the history (AVH programs, the
+    ids of every batch learned from)."""
+    signals = []
+    for s in report["signals"]:
+        s = {k: v for k, v in s.items() if k != "programs"}
+        if isinstance(s.get("learned_from"), list):
+            s["learned_from"] = len(s["learned_from"])
+        signals.append(s)
+    keep = ("verdict", "failing_signals", "warning_signals", "warming_up", "rows", "clean_history_batches")
+    return {**{k: report[k] for k in keep if k in report}, "signals": signals}
