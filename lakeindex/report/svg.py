@@ -1,0 +1,137 @@
+"""A history chart as a small inline SVG element.
+
+Drawn here rather than by a plotting library: matplotlib took 0.69 s per bare line chart on the 2-core
+machine (0.9 s with bands and markers; 43 s for a 36-chart report, measured 2026-11-25), far too slow for a
+page the service renders on request, and its SVG has no per-point tooltips. This module only maps numbers to
+a fixed canvas: a stepped band (each batch's allowed range), the value line, one circle per batch with a
+``<title>`` tooltip, flagged batches (red ✕), values outside the range (orange ring) and the range the next
+batch must fall in (green bar). Parts carry ids a reader or test can find: ``{key}-band``, ``{key}-values``,
+``{key}-flagged``, ``{key}-outside``, ``{key}-next``. Every text is XML-escaped.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+from lakeindex.report.charts import Chart
+
+BAND = "#9ecae1"
+LINE = "#08519c"
+FLAGGED = "#d62728"
+OUTSIDE = "#ff7f0e"
+NEXT = "#2ca02c"
+
+WIDTH, HEIGHT = 420, 170
+LEFT, RIGHT, TOP, BOTTOM = 58, 14, 10, 24
+
+
+def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
+    """Round tick values covering [lo, hi] (steps of 1, 2 or 5 times a power of ten)."""
+    span = hi - lo
+    if not span > 0:
+        return [lo]
+    raw = span / max(1, count - 1)
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    first = math.ceil(lo / step) * step
+    return [round(first + i * step, 12) for i in range(int((hi - first) / step + 1e-9) + 1)]
+
+
+def _limits(chart: Chart) -> tuple[float, float]:
+    """The y-range: every value and every finite bound, with a margin (a flat series gets 5% of its size)."""
+    ys = [y for y in chart.values + chart.lower + chart.upper if y is not None and math.isfinite(y)]
+    if chart.next_range:
+        ys += [y for y in chart.next_range if y is not None and math.isfinite(y)]
+    if not ys:
+        return 0.0, 1.0
+    lo, hi = min(ys), max(ys)
+    scale = max(abs(lo), abs(hi))
+    if hi - lo <= 1e-6 * scale or hi == lo:  # flat (a constant, or a zero-width range about it)
+        pad = max(scale, 1e-9) * 0.05
+    else:
+        pad = (hi - lo) * 0.08
+    return lo - pad, hi + pad
+
+
+def _fmt(v: float | None) -> str:
+    return "–" if v is None else f"{v:.6g}"
+
+
+def chart_svg(chart: Chart) -> str:
+    """The chart as an ``<svg>`` element, ready to inline in HTML."""
+    n = len(chart.values)
+    lo, hi = _limits(chart)
+    slots = n + (1 if chart.next_range is not None else 0)
+    plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    step = plot_w / max(1, slots)
+
+    def x(i: float) -> float:
+        return LEFT + step * (i + 0.5)
+
+    def y(v: float) -> float:
+        return TOP + plot_h * (hi - min(max(v, lo), hi)) / (hi - lo)
+
+    k = escape(chart.key)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" '
+           f'height="{HEIGHT}" role="img" aria-label="{escape(chart.title)}" font-family="sans-serif" font-size="9">']
+    for t in nice_ticks(lo, hi):
+        out.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y(t):.1f}" y2="{y(t):.1f}" stroke="#eaeef2"/>'
+                   f'<text x="{LEFT - 4}" y="{y(t) + 3:.1f}" text-anchor="end" fill="#57606a">'
+                   f'{escape(f"{t:.4g}")}</text>')
+    out.append(f'<line x1="{LEFT}" x2="{LEFT}" y1="{TOP}" y2="{TOP + plot_h}" stroke="#8c959f"/>')
+    band = []
+    for i in range(n):
+        a, b = chart.lower[i], chart.upper[i]
+        if a is None and b is None:
+            continue
+        top, bottom = y(hi if b is None else b), y(lo if a is None else a)
+        band.append(f'<rect x="{x(i) - step / 2:.1f}" y="{top:.1f}" width="{step:.2f}" '
+                    f'height="{max(bottom - top, 0.8):.1f}"/>')
+    if band:
+        out.append(f'<g id="{k}-band" fill="{BAND}" fill-opacity="0.6">{"".join(band)}</g>')
+    path, pen_down = [], False
+    for i, v in enumerate(chart.values):
+        if v is None:
+            pen_down = False
+            continue
+        path.append(f'{"L" if pen_down else "M"}{x(i):.1f},{y(v):.1f}')
+        pen_down = True
+    dots = []
+    for i, v in enumerate(chart.values):
+        if v is None:
+            continue
+        allowed = (f" allowed [{_fmt(chart.lower[i])}, {_fmt(chart.upper[i])}]"
+                   if chart.lower[i] is not None or chart.upper[i] is not None else "")
+        tip = escape(f"{chart.labels[i]}: {_fmt(v)}{allowed}{' · flagged' if chart.flagged[i] else ''}")
+        dots.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="2.2"><title>{tip}</title></circle>')
+    out.append(f'<g id="{k}-values"><path d="{" ".join(path)}" fill="none" stroke="{LINE}" stroke-width="1.3"/>'
+               f'<g fill="{LINE}">{"".join(dots)}</g></g>')
+    flagged = [i for i in range(n) if chart.flagged[i] and chart.values[i] is not None]
+    if flagged:
+        marks = "".join(f'<path d="M{x(i) - 4:.1f},{y(v) - 4:.1f}l8,8m0,-8l-8,8"><title>{escape(chart.labels[i])}: '
+                        f'flagged batch</title></path>' for i in flagged if (v := chart.values[i]) is not None)
+        out.append(f'<g id="{k}-flagged" stroke="{FLAGGED}" stroke-width="2.2">{marks}</g>')
+    outside = [i for i in range(n) if chart.outside[i] and chart.values[i] is not None]
+    if outside:
+        rings = "".join(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="5.5"><title>{escape(chart.labels[i])}: '
+                        f'outside the allowed range</title></circle>' for i in outside
+                        if (v := chart.values[i]) is not None)
+        out.append(f'<g id="{k}-outside" fill="none" stroke="{OUTSIDE}" stroke-width="1.6">{rings}</g>')
+    if chart.next_range is not None:
+        a, b = chart.next_range
+        tip = escape(f"next batch must fall in [{_fmt(a)}, {_fmt(b)}]")
+        out.append(f'<line id="{k}-next" x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{y(hi if b is None else b):.1f}" '
+                   f'y2="{y(lo if a is None else a):.1f}" stroke="{NEXT}" stroke-width="4"><title>{tip}</title></line>')
+    every = max(1, math.ceil(n / 5))
+    ticks = sorted({0, n - 1, *(i for i in range(0, n, every) if n - 1 - i >= every / 2)}) if n else []
+    for i in ticks:
+        anchor = "start" if i == 0 else ("end" if i == n - 1 else "middle")
+        out.append(f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}" fill="#57606a">'
+                   f'{escape(_short(chart.labels[i]))}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def _short(label: str, width: int = 16) -> str:
+    return label if len(label) <= width else label[: width - 1] + "…"
