@@ -20,10 +20,19 @@ from lakeindex.patterns.pattern import PatternError
 from query_service.docs import add_docs
 from query_service.lanes import Lane
 from query_service.limits import BodySizeLimit, Settings
-from query_service.routers import admin, batches, health, inference, patterns
+from query_service.routers import admin, batches, health, inference, patterns, reports
 from query_service.state import IndexHolder
 
 log = logging.getLogger("lakeindex.access")
+
+
+def _policies(settings: Settings) -> dict | None:
+    """The batch-validation signal policies of ``--signals-config`` (a bad file fails the start, not a request)."""
+    if not settings.signals_config:
+        return None
+    from lakeindex.validation.policy import load_policies
+
+    return load_policies(settings.signals_config)
 
 
 def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
@@ -45,9 +54,11 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
     add_docs(app)
     app.state.holder = holder
     app.state.settings = settings
+    app.state.policies = _policies(settings)
     app.state.lanes = {"slow": Lane("slow lane", settings.slow_lane),
                        "inference": Lane("inference lane", settings.inference_lane)}
-    for r in (health.router, patterns.router, inference.router, admin.router, batches.router):
+    for r in (health.router, patterns.router, inference.router, admin.router, batches.router,
+              reports.router):
         app.include_router(r)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
 

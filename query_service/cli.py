@@ -22,10 +22,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logging.config.dictConfig(logs)
     logging.captureWarnings(True)  # Python warnings too, as timestamped lines
     IndexReader(args.index).close()  # fail fast, with the reader's message, on a bad index path
+    if args.signals_config:
+        from lakeindex.validation.policy import load_policies
+
+        load_policies(args.signals_config)  # fail fast on a bad policy file, before binding the port
     settings = Settings(max_values=args.max_values, max_value_length=args.max_value_length,
                         max_body_bytes=args.max_body_mb * 1024 * 1024,
                         admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
-                        watch_interval=args.watch_interval, repository=args.repo)
+                        watch_interval=args.watch_interval, repository=args.repo,
+                        signals_config=str(Path(args.signals_config).resolve()) if args.signals_config else None)
     if args.workers > 1:
         # one process per worker, each with its own read-only index handle and caches
         os.environ.update(settings.to_env(str(Path(args.index).resolve())))
@@ -52,4 +57,6 @@ def add_serve_command(sub: argparse._SubParsersAction) -> None:
     sv.add_argument("--max-body-mb", type=int, default=Settings.max_body_bytes // (1024 * 1024),
                     help="request body size")
     sv.add_argument("--repo", default=None, help="metrics repository: enables POST /v1/batches/validate")
+    sv.add_argument("--signals-config", default=None,
+                    help="YAML/JSON signal policies for batch validation (severity, min_history), as validate-batch")
     sv.set_defaults(func=cmd_serve)

@@ -211,6 +211,12 @@ class TagOut(BaseModel):
     fpr: float | None = Field(None, description="of the tag (when there is one)")
     coverage: int | None = Field(None, description="of the tag (when there is one)")
     reason: str | None = Field(None, description="why there is no tag (only then)")
+    method: Literal["tag", "fmdv-vh"] | None = Field(
+        description="how the pattern was found: the tag search, or FMDV-VH for values wider than the index's tau")
+    domain: str | None = Field(description="the common domain the column holds (uuid, email, iso-date, ...), if any")
+    description: str | None = Field(description="what the domain is")
+    share: float | None = Field(description="fraction of values in the domain (or matching the pattern, if none)")
+    confidence: float | None = Field(description="share x (1 - fpr) x coverage / (coverage + 1)")
 
 
 class TagRequest(BaseModel):

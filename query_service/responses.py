@@ -67,6 +67,17 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     return out
 
 
+def json_error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """``error_responses`` for a route whose 200 is not JSON (the HTML report): FastAPI would file a model's
+    schema under the route's own media type, so the JSON content is given explicitly, by reference (the
+    models are in the schema through the other routes)."""
+    out = error_responses(*codes)
+    for entry in out.values():
+        model = entry.pop("model")
+        entry["content"] = {"application/json": {"schema": {"$ref": f"#/components/schemas/{model.__name__}"}}}
+    return out
+
+
 def documented(model: type[BaseModel], description: str, *errors: int) -> dict[int | str, dict[str, Any]]:
     """``responses=`` of a route returning a dict that ``model`` describes (200), and of its errors."""
     return {200: {"model": model, "description": description}, **error_responses(*errors)}

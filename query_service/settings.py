@@ -20,6 +20,7 @@ class Settings:
     admin_token: str | None = None
     watch_interval: float = 0.0
     repository: str | None = None  # metrics repository for /v1/batches/validate
+    signals_config: str | None = None  # YAML/JSON signal policies (severity, min_history) for batch validation
     # requests admitted at once per lane (more get 503 + Retry-After); lookups and /health are never laned
     slow_lane: int = 2  # batch validation and index scans: seconds each
     inference_lane: int = 16  # inference, validation, tagging: milliseconds to a second each
@@ -30,7 +31,8 @@ class Settings:
         return {"LAKEINDEX_INDEX": index, "LAKEINDEX_MAX_VALUES": str(self.max_values),
                 "LAKEINDEX_MAX_VALUE_LENGTH": str(self.max_value_length),
                 "LAKEINDEX_MAX_BODY_BYTES": str(self.max_body_bytes),
-                "LAKEINDEX_WATCH_INTERVAL": str(self.watch_interval), "LAKEINDEX_REPO": self.repository or ""}
+                "LAKEINDEX_WATCH_INTERVAL": str(self.watch_interval), "LAKEINDEX_REPO": self.repository or "",
+                "LAKEINDEX_SIGNALS_CONFIG": self.signals_config or ""}
 
     @classmethod
     def from_env(cls, env: Mapping[str, str]) -> Settings:
@@ -40,4 +42,5 @@ class Settings:
                    max_body_bytes=int(env.get("LAKEINDEX_MAX_BODY_BYTES", cls.max_body_bytes)),
                    admin_token=env.get("LAKEINDEX_ADMIN_TOKEN") or None,
                    watch_interval=float(env.get("LAKEINDEX_WATCH_INTERVAL", SERVE_WATCH_INTERVAL)),
-                   repository=env.get("LAKEINDEX_REPO") or None)
+                   repository=env.get("LAKEINDEX_REPO") or None,
+                   signals_config=env.get("LAKEINDEX_SIGNALS_CONFIG") or None)

@@ -406,7 +406,7 @@ def test_a_bug_is_a_500_not_the_clients_fault(client, monkeypatch):
     def broken(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202
         raise ValueError("a bug")
 
-    monkeypatch.setattr(inference, "tag_column", broken)
+    monkeypatch.setattr(inference, "catalog_tag", broken)
     with TestClient(client.app, raise_server_exceptions=False) as c:
         assert c.post("/v1/tag", json={"values": ["1234-56"]}).status_code == 500
     assert client.post("/v1/patterns/lookup", json={"patterns": ["<bad"]}).status_code == 400  # input: still 4xx

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 import threading
 
 import pytest
 from fastapi.testclient import TestClient
 
 from lakeindex.index.local_build import build_from_columns
+from lakeindex.patterns.pattern import to_regex
 from query_service.app import create_app
 from query_service.limits import Settings
 from tests.test_fmdv import corpus
@@ -55,6 +57,12 @@ def test_infer_validate_tag_round_trip(client):
     assert bad["flagged"] is True and bad["offending_sample"] == [{"value": "en-US", "count": 40}]
     tag = client.post("/v1/tag", json={"values": [f"ORD-{i:06d}" for i in range(30)], "m": 10}).json()
     assert tag["tag"] == "ORD-<digit>{6}"
+    # no common domain; confidence = share 1 x (1 - fpr 0) x coverage 30 / 31
+    assert tag["domain"] is None and tag["method"] == "tag" and tag["confidence"] == pytest.approx(30 / 31, abs=1e-3)
+    days = [f"2021-{m:02d}-{d:02d}" for m in range(1, 13) for d in (3, 17)]
+    dates = client.post("/v1/tag", json={"values": days, "m": 10}).json()
+    assert dates["domain"] == "iso-date" and dates["share"] == 1.0
+    assert all(re.fullmatch(to_regex(dates["tag"]), d) for d in days)
     domains = client.get("/v1/domains", params={"min_coverage": 20}).json()["domains"]
     assert {"pattern": "ORD-<digit>{6}", "fpr": 0.0, "coverage": 30} in domains
 

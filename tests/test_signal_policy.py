@@ -76,3 +76,41 @@ def test_validate_batch_refuses_a_bad_policy_file_with_exit_2(tmp_path, capsys):
                  "--signals-config", str(tmp_path / "p.json"), "--quiet", "--engine", "local"])
     assert code == 2
     assert "severity 'loud'" in capsys.readouterr().err
+
+
+def test_the_service_applies_its_signals_config(tmp_path):
+    """`lakeindex serve --signals-config F`: the service's batch validation uses the file's policies."""
+    import random
+    import string
+
+    from fastapi.testclient import TestClient
+
+    from lakeindex.history.batches import BatchHistory
+    from lakeindex.index.local_build import build_from_columns
+    from query_service.app import create_app
+    from query_service.settings import Settings
+    from tests.test_report import DAY, T0, batch
+
+    rnd = random.Random(1)
+    index = tmp_path / "ix"
+    build_from_columns([["".join(rnd.choices(string.ascii_uppercase, k=4)) for _ in range(30)] for _ in range(10)],
+                       index)
+    repo = str(tmp_path / "repo")
+    h = BatchHistory(repo, "orders")
+    for day in range(12):
+        h.add(batch(day, day, rows=200), f"d{day}", timestamp_ms=T0 + day * DAY)
+    bad = batch(12, 12, rows=200)
+    bad["amount"] = bad["amount"] * 1000  # a unit change: AVH's mean clause fails
+    body = {"dataset": "orders", "batch": "new", "patterns": False,
+            "columns": {c: [str(v) for v in bad[c]] for c in bad.columns}}
+    with TestClient(create_app(index, Settings(repository=repo))) as client:
+        r = client.post("/v1/batches/validate", json=body).json()
+        assert r["verdict"] == "flagged" and "avh" in r["failing_signals"]
+    policy = tmp_path / "signals.yaml"
+    policy.write_text("signals:\n  avh: {severity: warn}\n", encoding="utf-8")
+    with TestClient(create_app(index, Settings(repository=repo, signals_config=str(policy)))) as client:
+        r = client.post("/v1/batches/validate", json=body).json()
+        assert r["verdict"] == "passed" and "avh" in r["warning_signals"] and r["failing_signals"] == []
+    policy.write_text("signals:\n  avh: {severity: fatal}\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="severity 'fatal'"):
+        create_app(index, Settings(repository=repo, signals_config=str(policy)))

@@ -75,11 +75,12 @@ class BatchReport(BaseModel):
 def batch_validator(request: Request, body: BatchRequest) -> Iterator[BatchValidator]:
     """The library's batch validator for this request, with the service's shared index when patterns are
     asked for (held for the whole request, so a hot swap cannot close it underneath)."""
+    policies = request.app.state.policies  # the service's --signals-config (None: the defaults)
     if not body.patterns:
-        yield BatchValidator.default(delta=body.delta, window=body.window)
+        yield BatchValidator.default(delta=body.delta, window=body.window, policies=policies)
         return
     with request.app.state.holder.acquire() as loaded:
-        yield BatchValidator.default(index=loaded.solver, delta=body.delta, window=body.window)
+        yield BatchValidator.default(index=loaded.solver, delta=body.delta, window=body.window, policies=policies)
 
 
 @router.post("/batches/validate", dependencies=[Depends(lane("slow"))], response_model=None,

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 
+from lakeindex.fmdv.domains import catalog_tag
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
-from lakeindex.fmdv.tag import tag_column
 from lakeindex.fmdv.validate import validate
 from query_service.lanes import lane
 from query_service.limits import check_values
@@ -41,7 +41,8 @@ def validate_batch(request: Request, body: ValidateRequest) -> dict:
 @router.post("/tag", dependencies=[Depends(lane("inference"))], response_model=None,
              responses=documented(TagOut, "The column's tag, or none with the reason.", 413, 422, 503))
 def tag(request: Request, body: TagRequest) -> dict:
-    """Tag a column with its domain pattern (the dual of FMDV)."""
+    """Tag a column for a catalog: its domain pattern (the dual of FMDV) and, for common domains, the domain's
+    name (uuid, email, iso-date, ...) with a confidence, as ``lakeindex tag`` does."""
     check_values(request, body.values)
     with request.app.state.holder.acquire() as loaded:
-        return {"index_version": loaded.version, **tag_column(body.values, loaded.solver, fnr=body.fnr, m=body.m)}
+        return {"index_version": loaded.version, **catalog_tag(body.values, loaded.solver, fnr=body.fnr, m=body.m)}
