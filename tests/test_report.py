@@ -264,6 +264,33 @@ def test_report_command(repo, tmp_path, capsys):
     assert "directory" in capsys.readouterr().err
 
 
+def test_page_names_are_safe_and_distinct():
+    from lakeindex.report.site import page_name
+
+    names = [page_name(n) for n in ("a/b", "a_b", "../../etc/passwd", "", "naïve ds", "x" * 500)]
+    assert len(set(names)) == len(names)
+    assert all(re.fullmatch(r"[A-Za-z0-9._-]+\.html", n) and not n.startswith(".") and len(n) < 90 for n in names)
+
+
+def test_site_has_a_page_per_dataset_and_an_index(repo, tmp_path, capsys):
+    from lakeindex.cli import main
+
+    site = tmp_path / "site"
+    assert main(["report", "--repo", repo["path"], "--out", str(site)]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["dataset"] for r in doc["datasets"]] == ["odd", "orders"]
+    orders = next(r for r in doc["datasets"] if r["dataset"] == "orders")
+    assert orders["latest_verdict"] == "flagged" and orders["batches"] == CLEAN + 2 and orders["flagged"] == 1
+    index_html = (site / "index.html").read_text(encoding="utf-8")
+    links = [a["href"] for t, a in _tags(index_html) if t == "a"]
+    assert sorted(links) == sorted(r["page"] for r in doc["datasets"])
+    for r in doc["datasets"]:
+        page = (site / r["page"]).read_text(encoding="utf-8")
+        assert f"<title>{r['dataset']} · lakeindex report</title>" in page
+    assert main(["report", "--repo", repo["path"], "--out", str(site / "index.html")]) == 2  # a file, not a dir
+    assert "without --dataset it names a directory" in capsys.readouterr().err
+
+
 def test_service_serves_the_report(repo, index):
     from fastapi.testclient import TestClient
 
@@ -347,4 +374,24 @@ def test_report_renders_offline_in_chromium(repo, index, browser, tmp_path):
     assert page.locator("#pattern-order_id code").inner_text() == c.patterns["order_id"]["pattern"]
     png = page.screenshot(full_page=True)
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000
+    ctx.close()
+
+
+def test_site_navigates_offline_in_chromium(repo, browser, tmp_path):
+    from lakeindex.report.site import page_name, write_site
+
+    site = tmp_path / "site"
+    write_site(repo["path"], site)
+    ctx = browser.new_context(offline=True)
+    page = ctx.new_page()
+    requests, problems = [], []
+    page.on("request", lambda r: requests.append(r.url))
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.goto((site / "index.html").as_uri(), wait_until="load")
+    page.get_by_role("link", name="orders", exact=True).click()
+    page.wait_for_load_state("load")
+    assert page.url == (site / page_name("orders")).as_uri()
+    assert page.locator("#latest-verdict").inner_text() == "flagged"
+    assert requests == [(site / "index.html").as_uri(), (site / page_name("orders")).as_uri()]
+    assert problems == []
     ctx.close()

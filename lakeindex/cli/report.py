@@ -1,4 +1,5 @@
-"""``lakeindex report``: a dataset's quality report as one self-contained HTML page (opens offline)."""
+"""``lakeindex report``: a dataset's quality report as one self-contained HTML page (opens offline), or every
+dataset's as a small site with an index page."""
 
 from __future__ import annotations
 
@@ -9,9 +10,7 @@ from lakeindex.cli.output import EXIT_OK, emit
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    from lakeindex.atomic_publish import write_atomically
     from lakeindex.local_paths import local_path
-    from lakeindex.report import build_report
 
     repo = local_path(args.repo, "metrics repository")
     if not Path(repo).is_dir():
@@ -20,9 +19,20 @@ def cmd_report(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if not out.parent.resolve().is_dir():
         raise FileNotFoundError(f"--out {args.out}: directory {out.parent} does not exist; create it first")
+    options = {"index": args.index, "delta": args.delta, "window": args.window}
+    if args.dataset is None:  # every dataset: a directory of pages and an index.html
+        from lakeindex.report.site import write_site
+
+        if out.exists() and not out.is_dir():
+            raise NotADirectoryError(f"--out {args.out} is a file; without --dataset it names a directory")
+        emit(write_site(str(repo), out, **options))
+        return EXIT_OK
+    from lakeindex.atomic_publish import write_atomically
+    from lakeindex.report import build_report
+
     if out.is_dir():
         raise IsADirectoryError(f"--out {args.out} is a directory; give a file name such as report.html")
-    page, contents = build_report(str(repo), args.dataset, index=args.index, delta=args.delta, window=args.window)
+    page, contents = build_report(str(repo), args.dataset, **options)
     write_atomically(out, page)  # a reader never sees half a page
     latest = contents.latest_validation or {}
     emit({"report": str(out), "dataset": args.dataset, "bytes": len(page.encode("utf-8")),
@@ -37,8 +47,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Register ``report`` on the main parser."""
     rp = sub.add_parser("report", help="a dataset's quality report as one self-contained HTML page (exit 0/2)")
     rp.add_argument("--repo", required=True, help="metrics repository directory")
-    rp.add_argument("--dataset", required=True, help="dataset name in the repository")
-    rp.add_argument("--out", required=True, help="the HTML file to write (replaced atomically)")
+    rp.add_argument("--dataset", default=None,
+                    help="dataset name in the repository (default: every dataset, as a site with an index.html)")
+    rp.add_argument("--out", required=True,
+                    help="the HTML file to write (replaced atomically); without --dataset, the site's directory")
     rp.add_argument("--index", default=None,
                     help="pattern index: show each text column's FMDV-VH rule learned from the latest clean batch")
     rp.add_argument("--delta", type=float, default=0.001,

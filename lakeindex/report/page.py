@@ -8,7 +8,6 @@ autoescaping; the only markup inserted unescaped is matplotlib's SVG (which esca
 from __future__ import annotations
 
 import time
-from importlib import resources
 from typing import Any
 
 from lakeindex.report.contents import ReportContents
@@ -19,12 +18,13 @@ CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'n
 BATCH_ROWS = 60  # the batches table shows the latest ones
 
 
-def _environment() -> Any:
-    from jinja2 import Environment, StrictUndefined, select_autoescape
+def environment() -> Any:
+    """Jinja2 with autoescaping on for every template, and undefined names as errors."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 
-    env = Environment(autoescape=select_autoescape(default=True, default_for_string=True),
-                      undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    return env
+    return Environment(loader=PackageLoader("lakeindex.report", "templates"),
+                       autoescape=select_autoescape(default=True, default_for_string=True),
+                       undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True)
 
 
 def render(c: ReportContents) -> str:
@@ -34,9 +34,7 @@ def render(c: ReportContents) -> str:
     from lakeindex import __version__
     from lakeindex.report.svg import chart_svg
 
-    env = _environment()
-    source = resources.files("lakeindex.report").joinpath("templates/report.html.j2").read_text(encoding="utf-8")
-    template = env.from_string(source)
+    template = environment().get_template("report.html.j2")
     statuses = [b["status"] for b in c.batches]
     signals = [signal_view(s) for s in (c.latest_validation or {}).get("signals", [])]
     return template.render(
