@@ -60,6 +60,10 @@ def error_responses(*codes: int) -> dict[int | str, dict[str, Any]]:
     for code in codes:
         model, description = _ERRORS[code]
         out[code] = {"model": model, "description": description}
+        if code == 401:
+            out[code]["headers"] = {"WWW-Authenticate": {
+                "description": "the challenge: send the admin token in the X-Admin-Token header",
+                "schema": {"type": "string"}}}
         if code == 503:
             out[code]["headers"] = {"Retry-After": {
                 "description": f"seconds to wait before retrying (sent when a lane is full: {RETRY_AFTER_SECONDS})",

@@ -18,13 +18,18 @@ admin_token = APIKeyHeader(name="X-Admin-Token", scheme_name="AdminToken", auto_
                                        "(admin endpoints are disabled without it).")
 
 
+# RFC 9110 §11.6.1: a 401 must carry a challenge; this one names the header to send
+CHALLENGE = 'AdminToken header="X-Admin-Token", realm="lakeindex admin"'
+
+
 def require_admin(request: Request, token: Annotated[str | None, Security(admin_token)]) -> None:
     """Let the request through only with the configured admin token (compared in constant time)."""
     expected = request.app.state.settings.admin_token
     if not expected:
         raise HTTPException(status_code=403, detail="admin endpoints are disabled: set LAKEINDEX_ADMIN_TOKEN")
     if not token or not hmac.compare_digest(token.encode(), expected.encode()):
-        raise HTTPException(status_code=401, detail="missing or wrong X-Admin-Token")
+        raise HTTPException(status_code=401, detail="missing or wrong X-Admin-Token",
+                            headers={"WWW-Authenticate": CHALLENGE})
 
 
 router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(require_admin)],
