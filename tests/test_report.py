@@ -304,10 +304,21 @@ def test_service_serves_the_report(repo, index):
         assert 'id="latest-verdict"' in r.text and 'id="pattern-order_id"' in r.text
         assert client.get("/v1/datasets/nope/report").status_code == 404
         assert client.get("/v1/datasets/orders/report?delta=2").status_code == 422
+        listing = {d["dataset"]: d for d in client.get("/v1/datasets").json()["datasets"]}
+        assert set(listing) == {"odd", "orders"}
+        orders = listing["orders"]
+        assert (orders["batches"], orders["accepted"], orders["flagged"]) == (CLEAN + 2, CLEAN + 1, 1)
+        assert orders["latest_batch"] == "b15" and orders["latest_timestamp_ms"] == T0 + (CLEAN + 1) * DAY
+        assert orders["latest_verdict"] == "flagged" and orders["verdict_batch"] == "b15"
+        assert "avh" in orders["failing_signals"] and orders["check_runs"] == 20
+        assert client.get(orders["report"]).status_code == 200
+        odd = listing["odd"]
+        assert (odd["batches"], odd["latest_verdict"], odd["check_runs"]) == (4, None, 0)
         schema = client.get("/openapi.json").json()
         assert "text/html" in schema["paths"]["/v1/datasets/{name}/report"]["get"]["responses"]["200"]["content"]
     with TestClient(create_app(index)) as client:
         assert client.get("/v1/datasets/orders/report").status_code == 503
+        assert client.get("/v1/datasets").status_code == 503
 
 
 # ---- a real headless browser -------------------------------------------------------------------------------

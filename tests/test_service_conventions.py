@@ -287,6 +287,7 @@ def _requests() -> list[tuple[str, str, dict[str, Any], int]]:
         ("post", "/admin/reload", {}, 401),
         ("post", "/admin/reload", {"headers": {ADMIN_HEADER: "wrong"}}, 401),
         ("get", "/v1/datasets/orders/report", {}, 200),
+        ("get", "/v1/datasets", {}, 200),
         ("get", "/v1/datasets/nope/report", {}, 404),
         ("get", "/v1/datasets/orders/report", {"params": {"delta": 2}}, 422),
     ]

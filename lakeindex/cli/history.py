@@ -66,7 +66,7 @@ def _with_data(args: argparse.Namespace, path: str) -> argparse.Namespace:
 
 
 def cmd_history_list(args: argparse.Namespace) -> int:
-    for r in _history(args).records(None):
+    for r in _history(args).records(None, light=True):  # status and notes: no samples or features needed
         emit_line({"batch": r.batch_id, "timestamp_ms": r.timestamp_ms, "status": r.status, **r.notes})
     return EXIT_OK
 
