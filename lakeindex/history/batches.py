@@ -277,15 +277,18 @@ class BatchHistory:
             q = q.for_analyzers(LIGHT_METRICS)
         recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
         recs = [r for r in recs if status is None or r.status == status]
-        if light and recs:
-            # the newest in full; when it has no issue features (a batch accepted after being flagged),
-            # also the ones before it, back to the newest that has them: learning uses those
-            for i in range(len(recs) - 1, max(-1, len(recs) - 1 - ISSUE_FEATURES_LOOKBACK), -1):
-                full = self.repo.get(self.dataset, recs[i].key())
-                if full is not None:
-                    recs[i] = BatchRecord.from_metrics(full.key, full.metrics)
-                if recs[i].issue_features:
-                    break
+        return self.with_latest_in_full(recs) if light else recs
+
+    def with_latest_in_full(self, recs: list[BatchRecord]) -> list[BatchRecord]:
+        """``recs`` (light records, oldest first) with the newest loaded in full; when it has no issue
+        features (a batch accepted after being flagged), also the ones before it, back to the newest that
+        has them: learning uses those. In place; returns ``recs``."""
+        for i in range(len(recs) - 1, max(-1, len(recs) - 1 - ISSUE_FEATURES_LOOKBACK), -1):
+            full = self.repo.get(self.dataset, recs[i].key())
+            if full is not None:
+                recs[i] = BatchRecord.from_metrics(full.key, full.metrics)
+            if recs[i].issue_features:
+                break
         return recs
 
     def latest(self, status: str | None = ACCEPTED) -> BatchRecord | None:

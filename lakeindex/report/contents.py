@@ -146,7 +146,9 @@ def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: A
                              + (f"; it holds: {', '.join(known[:20])}" if known else " (it is empty)"))
     history = BatchHistory(repo, dataset)
     records = history.records(status=None, light=True)
-    clean = history.records(ACCEPTED, light=True)  # the newest clean batch in full: samples, issue features
+    # one read of the history: the clean batches are those records, the newest of them loaded in full
+    # (samples, issue features) as ``records(ACCEPTED, light=True)`` would
+    clean = history.with_latest_in_full([r for r in records if r.status == ACCEPTED])
     latest_validation = None
     validations = repo.load().for_dataset(dataset).for_analyzers(["Validation"]).get()
     if validations:  # the newest recorded validation (a batch added by `history add` has none)
