@@ -26,3 +26,24 @@ def write_csv(path: Path, header: list[str], rows: list[list[str]], sep: str = "
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join([sep.join(header)] + [sep.join(r) for r in rows]) + "\n", encoding="utf-8")
     return path
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """A small pattern index where 2-letter lowercase codes and ORD- ids are common, selective domains
+    (shared by the batch-validation and report tests)."""
+    import random
+    import string
+
+    from lakeindex.index.local_build import build_from_columns
+
+    rnd = random.Random(5)
+    cols = []
+    for _ in range(30):
+        cols.append([rnd.choice(["us", "de", "fr", "jp", "br", "it", "es", "nl"]) for _ in range(50)])
+        cols.append(["".join(rnd.choices(string.ascii_uppercase, k=5)) for _ in range(50)])
+        cols.append([f"{rnd.randint(1, 999)}.{rnd.randint(10, 99)}" for _ in range(50)])
+        cols.append([f"ORD-{rnd.randint(0, 99999999):08d}" for _ in range(50)])
+    path = tmp_path_factory.mktemp("index") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    return str(path)

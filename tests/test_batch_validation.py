@@ -8,8 +8,6 @@ must be flagged, each by the signal that should see it.
 from __future__ import annotations
 
 import json
-import random
-import string
 
 import numpy as np
 import pandas as pd
@@ -40,23 +38,6 @@ def history(spark, tmp_path_factory):
     for day in range(N_BATCHES):
         h.add(spark.createDataFrame(batch(day, seed=day)), f"d{day:02d}", timestamp_ms=1_000 + day)
     return h
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    """A small pattern index where 2-letter lowercase codes are a common, selective domain."""
-    from lakeindex.index.local_build import build_from_columns
-
-    rnd = random.Random(5)
-    cols = []
-    for _ in range(30):
-        cols.append([rnd.choice(COUNTRIES + ["it", "es", "nl"]) for _ in range(50)])
-        cols.append(["".join(rnd.choices(string.ascii_uppercase, k=5)) for _ in range(50)])
-        cols.append([f"{rnd.randint(1, 999)}.{rnd.randint(10, 99)}" for _ in range(50)])
-        cols.append([f"ORD-{rnd.randint(0, 99999999):08d}" for _ in range(50)])
-    path = tmp_path_factory.mktemp("index") / "ix"
-    build_from_columns(cols, path, min_coverage=2)
-    return str(path)
 
 
 def test_history_records_round_trip(history):

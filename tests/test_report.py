@@ -10,10 +10,8 @@ from __future__ import annotations
 import json
 import math
 import os
-import random
 import re
 import shutil
-import string
 from html.parser import HTMLParser
 
 import numpy as np
@@ -43,22 +41,6 @@ def batch(day: int, seed: int, rows: int = 300) -> pd.DataFrame:
         "country": rng.choice(COUNTRIES, rows, p=[.4, .25, .15, .12, .08]),
         "order_id": [f"ORD-{day:03d}{i:05d}" for i in range(rows)],
     })
-
-
-@pytest.fixture(scope="module")
-def index(tmp_path_factory):
-    """A small pattern index where ORD- ids and 2-letter codes are common domains."""
-    from lakeindex.index.local_build import build_from_columns
-
-    rnd = random.Random(5)
-    cols = []
-    for _ in range(30):
-        cols.append([rnd.choice(COUNTRIES + ["it", "es", "nl"]) for _ in range(50)])
-        cols.append(["".join(rnd.choices(string.ascii_uppercase, k=5)) for _ in range(50)])
-        cols.append([f"ORD-{rnd.randint(0, 99999999):08d}" for _ in range(50)])
-    path = tmp_path_factory.mktemp("index") / "ix"
-    build_from_columns(cols, path, min_coverage=2)
-    return str(path)
 
 
 @pytest.fixture(scope="module")

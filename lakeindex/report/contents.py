@@ -55,7 +55,8 @@ class ReportContents:
     notes: list[str] = field(default_factory=list)
 
 
-def _ts(ms: int) -> str:
+def utc_text(ms: int) -> str:
+    """Epoch milliseconds as the report writes times (``2026-11-26 01:02:03 UTC``); empty for none."""
     return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(ms / 1000)) if ms else ""
 
 
@@ -97,7 +98,7 @@ def _declared(repo: FileSystemMetricsRepository, dataset: str, delta: float) -> 
             if m.ok and isinstance(m.value, float):
                 series[m.analyzer][i] = _float(m.value)
                 names[m.analyzer] = (m.name, m.instance)
-    labels = [_ts(r.key.timestamp_ms) + (" " + ",".join(f"{k}={v}" for k, v in r.key.tag_items)
+    labels = [utc_text(r.key.timestamp_ms) + (" " + ",".join(f"{k}={v}" for k, v in r.key.tag_items)
                                           if r.key.tag_items else "") for r in results]
     charts, notes = [], []
     for n, spec in enumerate(sorted(series)):
@@ -155,8 +156,8 @@ def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: A
         newest = validations[-1]
         latest_validation = {"verdict": "unknown", "failing_signals": [], "warning_signals": [], "rows": None,
                              "clean_history_batches": None, "signals": [], **newest.metrics[0].value,
-                             "batch": newest.key.tags.get("batch", ""), "timestamp": _ts(newest.key.timestamp_ms)}
-    batches = [{"batch": r.batch_id, "status": r.status, "timestamp": _ts(r.timestamp_ms),
+                             "batch": newest.key.tags.get("batch", ""), "timestamp": utc_text(newest.key.timestamp_ms)}
+    batches = [{"batch": r.batch_id, "status": r.status, "timestamp": utc_text(r.timestamp_ms),
                 "rows": r.notes.get("rows"), "failing_signals": r.notes.get("failing_signals", []),
                 "warning_signals": r.notes.get("warning_signals", [])} for r in records]
     avh_charts, avh_skipped, avh_note = _avh(records, clean, delta, window)

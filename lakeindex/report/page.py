@@ -7,10 +7,9 @@ autoescaping; the only markup inserted unescaped is matplotlib's SVG (which esca
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
-from lakeindex.report.contents import ReportContents
+from lakeindex.report.contents import ReportContents, utc_text
 from lakeindex.report.evidence import CHECK_HEADERS, check_rows, num, signal_view
 
 # nothing is loaded from anywhere: styles and images are inline, and there are no scripts
@@ -39,6 +38,6 @@ def render(c: ReportContents) -> str:
     signals = [signal_view(s) for s in (c.latest_validation or {}).get("signals", [])]
     return template.render(
         c=c, csp=CSP, version=__version__, num=num, signals=signals, batch_rows=BATCH_ROWS,
-        generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(c.generated_ms / 1000)),
+        generated=utc_text(c.generated_ms),
         counts={"total": len(statuses), "accepted": statuses.count("accepted"), "flagged": statuses.count("flagged")},
         svg=lambda ch: Markup(chart_svg(ch)), check_headers=CHECK_HEADERS, check_rows=check_rows(c.checks))

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from lakeindex.atomic_publish import write_atomically
-from lakeindex.report.contents import gather
+from lakeindex.report.contents import gather, utc_text
 from lakeindex.repository import FileSystemMetricsRepository
 
 
@@ -58,4 +58,4 @@ def render_index(repository: str, rows: list[dict[str, Any]]) -> str:
 
     return environment().get_template("site_index.html.j2").render(
         rows=rows, repository=repository, csp=CSP, version=__version__,
-        generated=time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime()))
+        generated=utc_text(int(time.time() * 1000)))

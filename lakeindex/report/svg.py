@@ -16,6 +16,7 @@ import math
 from html import escape
 
 from lakeindex.report.charts import Chart
+from lakeindex.report.evidence import num
 
 BAND = "#9ecae1"
 LINE = "#08519c"
@@ -54,9 +55,6 @@ def _limits(chart: Chart) -> tuple[float, float]:
         pad = (hi - lo) * 0.08
     return lo - pad, hi + pad
 
-
-def _fmt(v: float | None) -> str:
-    return "–" if v is None else f"{v:.6g}"
 
 
 def chart_svg(chart: Chart) -> str:
@@ -104,9 +102,9 @@ def chart_svg(chart: Chart) -> str:
     for i, v in enumerate(chart.values):
         if v is None:
             continue
-        allowed = (f" allowed [{_fmt(chart.lower[i])}, {_fmt(chart.upper[i])}]"
+        allowed = (f" allowed [{num(chart.lower[i])}, {num(chart.upper[i])}]"
                    if chart.lower[i] is not None or chart.upper[i] is not None else "")
-        tip = escape(f"{chart.labels[i]}: {_fmt(v)}{allowed}{' · flagged' if chart.flagged[i] else ''}")
+        tip = escape(f"{chart.labels[i]}: {num(v)}{allowed}{' · flagged' if chart.flagged[i] else ''}")
         dots.append(f'<circle cx="{x(i):.1f}" cy="{y(v):.1f}" r="{dot}"><title>{tip}</title></circle>')
     out.append(f'<g id="{k}-values"><path d="{" ".join(path)}" fill="none" stroke="{LINE}" stroke-width="1.3"/>'
                f'<g fill="{LINE}">{"".join(dots)}</g></g>')
@@ -123,7 +121,7 @@ def chart_svg(chart: Chart) -> str:
         out.append(f'<g id="{k}-outside" fill="none" stroke="{OUTSIDE}" stroke-width="1.6">{rings}</g>')
     if chart.next_range is not None:
         a, b = chart.next_range
-        tip = escape(f"next batch must fall in [{_fmt(a)}, {_fmt(b)}]")
+        tip = escape(f"next batch must fall in [{num(a)}, {num(b)}]")
         out.append(f'<line id="{k}-next" x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{y(hi if b is None else b):.1f}" '
                    f'y2="{y(lo if a is None else a):.1f}" stroke="{NEXT}" stroke-width="4"><title>{tip}</title></line>')
     every = max(1, math.ceil(n / 5))
