@@ -70,7 +70,6 @@ overruns the history; the series has K - l elements, the last being ``M(C_K) - M
 
 from __future__ import annotations
 
-import inspect
 import math
 import warnings
 from collections.abc import Sequence
@@ -78,7 +77,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
-from statsmodels.tsa.stattools import adfuller
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -87,7 +85,9 @@ __all__ = [
     "StationarityResult",
     "Transform",
     "adf_pvalue",
+    "dickey_fuller_pvalue",
     "is_constant",
+    "mackinnon_pvalue",
     "make_stationary",
 ]
 
@@ -98,8 +98,18 @@ CONSTANT_RTOL = 1e-12
 
 TransformKind = Literal["identity", "lag", "log_lag"]
 _KINDS: tuple[str, ...] = ("identity", "lag", "log_lag")
-# statsmodels 0.15 warns unless told which result type to return; 0.14 does not know the argument.
-_ADF_TUPLE = {"result_object": False} if "result_object" in inspect.signature(adfuller).parameters else {}
+
+# MacKinnon (1994, J. Bus. Econ. Stat. 12(2), Table 3, N = 1): the approximate p-value of a Dickey-Fuller
+# t statistic is Phi(c0 + c1 t + c2 t^2 [+ c3 t^3]), with the small-p coefficients at or left of tau_star
+# and the large-p ones right of it; p = 0 left of tau_min and 1 right of tau_max. The same published
+# numbers statsmodels' ``mackinnonp`` uses (our tests compare the two on thousands of series).
+# regression: (tau_min, tau_star, tau_max, small-p coefficients, large-p coefficients)
+_MACKINNON_N1: dict[str, tuple[float, float, float, tuple[float, ...], tuple[float, ...]]] = {
+    "n": (-19.04, -1.04, math.inf, (0.6344, 1.2378, 0.032496), (0.4797, 0.93557, -0.06999, 0.033066)),
+    "c": (-18.83, -1.61, 2.74, (2.1659, 1.4412, 0.038269), (1.7339, 0.93202, -0.12745, -0.010368)),
+    "ct": (-16.18, -2.89, 0.7, (3.2512, 1.6047, 0.049588), (2.5261, 0.61654, -0.37956, -0.060285)),
+    "ctt": (-17.17, -3.21, 0.54, (4.0003, 1.658, 0.048288), (3.0778, 0.49529, -0.41477, -0.059359)),
+}
 
 
 def _as_float(value: Any) -> float:
@@ -201,22 +211,79 @@ def is_constant(series: Sequence[float] | np.ndarray) -> bool:
 
 def adf_pvalue(series: Sequence[float] | np.ndarray, *, maxlag: int | None = 0, autolag: str | None = None,
                regression: str = "c") -> float:
-    """ADF p-value (null: unit root); small means stationary. NaN when statsmodels cannot compute it.
+    """ADF p-value (null: unit root); small means stationary. NaN when the test cannot be computed.
 
     Defaults to the zero-lag Dickey-Fuller regression with a constant (see the module docstring);
-    ``maxlag`` is clamped to what the series length allows.
+    ``maxlag`` is clamped to what the series length allows. That default runs on numpy alone
+    (``dickey_fuller_pvalue``): statsmodels' import chain costs 1.2-2.5 s per process on a 2-core
+    machine, more than a whole ``avh check`` may take (issue 15). Augmented regressions (``maxlag`` > 0
+    or ``autolag``) go to statsmodels' ``adfuller``, imported on first use.
     """
     x = np.asarray(series, dtype=float)
+    if regression not in _MACKINNON_N1:
+        raise ValueError(f"regression must be one of {tuple(_MACKINNON_N1)}, got {regression!r}")
     ntrend = 0 if regression == "n" else len(regression)
     if maxlag is not None:
         maxlag = max(0, min(int(maxlag), x.size // 2 - ntrend - 1))
+    if maxlag == 0 and autolag is None:
+        return dickey_fuller_pvalue(x, regression)
+    import inspect
+
+    from statsmodels.tsa.stattools import adfuller
+
+    # statsmodels 0.15 warns unless told which result type to return; 0.14 does not know the argument
+    tuple_result = {"result_object": False} if "result_object" in inspect.signature(adfuller).parameters else {}
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # small-sample and convergence chatter from statsmodels
-            result = adfuller(x, maxlag=maxlag, autolag=autolag, regression=regression, **_ADF_TUPLE)
+            result = adfuller(x, maxlag=maxlag, autolag=autolag, regression=regression, **tuple_result)
     except (ValueError, np.linalg.LinAlgError):
         return math.nan
     return float(result[1])
+
+
+def dickey_fuller_pvalue(x: np.ndarray, regression: str = "c") -> float:
+    """The zero-lag Dickey-Fuller test, as ``adfuller(x, maxlag=0, autolag=None)`` computes it.
+
+    OLS (pseudo-inverse, residual degrees of freedom ``nobs - rank``) of ``diff(x)`` on the lagged level
+    and the deterministic terms of ``regression`` (a constant is left out, as statsmodels' ``add_trend``
+    does, when the lagged level is itself a non-zero constant); the statistic is the lagged level's t value
+    and the p-value MacKinnon's (1994) approximation. NaN where ``adfuller`` raises (constant or too short
+    series).
+    """
+    x = np.asarray(x, dtype=float)
+    ntrend = 0 if regression == "n" else len(regression)
+    if x.ndim != 1 or x.size == 0 or x.max() == x.min() or x.size // 2 - ntrend - 1 < 0:
+        return math.nan
+    level, dy = x[:-1], np.diff(x)
+    columns = [level]
+    if regression != "n":
+        t = np.arange(1, level.size + 1, dtype=float)
+        trend = [np.ones_like(t), t, t * t][: {"c": 1, "ct": 2, "ctt": 3}[regression]]
+        if np.ptp(level) == 0 and level[0] != 0:  # statsmodels' has_constant="skip"
+            trend = trend[1:]
+        columns.extend(trend)
+    design = np.column_stack(columns)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        pinv = np.linalg.pinv(design)
+        beta = pinv @ dy
+        resid = dy - design @ beta
+        dof = level.size - np.linalg.matrix_rank(design)
+        scale = float(resid @ resid) / dof if dof > 0 else math.nan
+        stat = float(beta[0] / math.sqrt(scale * float(pinv[0] @ pinv[0]))) if scale == scale else math.nan
+    return mackinnon_pvalue(stat, regression)
+
+
+def mackinnon_pvalue(stat: float, regression: str = "c") -> float:
+    """MacKinnon's (1994) approximate p-value of a Dickey-Fuller t statistic (one I(1) series)."""
+    tau_min, tau_star, tau_max, small, large = _MACKINNON_N1[regression]
+    if stat > tau_max:
+        return 1.0
+    if stat < tau_min:
+        return 0.0
+    coef = small if stat <= tau_star else large
+    z = sum(c * stat**k for k, c in enumerate(coef))
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
 
 
 @dataclass(frozen=True)
