@@ -10,13 +10,13 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 import pytest
-from sklearn.exceptions import NotFittedError
 
 from lakeindex.history import infer_kind as history_infer_kind
 from lakeindex.history.batches import profile_frame
 from lakeindex.novelty import (
     FeatureVector,
     KNNNoveltyDetector,
+    NotFittedError,
     align_features,
     batch_features,
     impute_missing,
@@ -439,6 +439,47 @@ def test_parameters_are_validated(kwargs: dict) -> None:
         detector.fit(np.array([[0.0], [1.0], [2.0]]))
 
 
+@pytest.mark.parametrize("metric", ["euclidean", "manhattan", "chebyshev"])
+def test_neighbour_search_matches_scikit_learn(metric: str) -> None:
+    """The numpy exact search returns scikit-learn's ball-tree distances (the oracle), with the
+    leave-one-out rule on training rows (a duplicate row still counts, at distance 0), for histories with
+    duplicates, a constant feature, undefined statistics, and more rows than one search block holds."""
+    from sklearn.neighbors import NearestNeighbors
+
+    from lakeindex.novelty import knn
+
+    rng = np.random.default_rng(4)
+    for n, d, k in [(2, 1, 5), (3, 4, 2), (60, 25, 5), (400, 7, 5), (1500, 40, 5)]:
+        history = rng.normal(size=(n, d)) * rng.uniform(0.1, 100, size=d)
+        history[n // 2] = history[0]  # an identical batch
+        history[:, 0] = 3.0  # a feature constant in training
+        history[rng.random((n, d)) < 0.05] = np.nan  # undefined statistics
+        queries = np.vstack([rng.normal(size=(20, d)) * 50, history[:3]])
+        detector = KNNNoveltyDetector(k=k, metric=metric).fit(history)
+        kk = detector.n_neighbors_
+        scaled = detector.transform(history)
+        # the paper's ball tree, which computes each distance directly (scikit-learn's brute force uses
+        # |a|^2 + |b|^2 - 2ab, off by ~1e-8 near 0)
+        index = NearestNeighbors(n_neighbors=kk, metric=metric, algorithm="ball_tree").fit(scaled)
+        loo, _ = index.kneighbors(None)
+        np.testing.assert_allclose(detector.train_scores_, loo.mean(axis=1), rtol=1e-12, atol=1e-12)
+        expected, _ = index.kneighbors(detector.transform(queries))
+        np.testing.assert_allclose(detector.novelty_score(queries), expected.mean(axis=1), rtol=1e-12, atol=1e-12)
+    assert knn._BLOCK_CELLS < 1500 * 1500 * 40  # the last history was searched in several blocks
+
+
+def test_detector_does_not_import_scikit_learn() -> None:
+    """Scoring a batch must not pay scikit-learn's 2.5 s import (issue 15: a novelty check in <= 2 s)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, numpy as np; from lakeindex.novelty import KNNNoveltyDetector; "
+            "d = KNNNoveltyDetector().fit(np.random.default_rng(0).normal(size=(30, 4))); d.is_novel(np.zeros(4)); "
+            "print(any(m.startswith(('sklearn', 'scipy.spatial')) for m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
 def test_scikit_learn_conventions() -> None:
     """predict gives +1/-1, decision_function is negative exactly for novel rows (threshold - score),
     score_samples is the opposite of the score, and clone/get_params work as for any estimator."""
@@ -457,3 +498,9 @@ def test_scikit_learn_conventions() -> None:
     assert not hasattr(twin, "threshold_")
     # fit_predict scores the training rows against the model, where each is its own nearest neighbour
     np.testing.assert_array_equal(KNNNoveltyDetector(k=1).fit_predict(np.array([[0.0], [1.0], [9.0]])), [1, 1, 1])
+    assert isinstance(twin.set_params(k=3), KNNNoveltyDetector) and twin.k == 3
+    assert repr(twin) == "KNNNoveltyDetector(k=3, contamination=0.0)"
+    with pytest.raises(ValueError, match="invalid parameter"):
+        twin.set_params(n_neighbors=3)
+    with pytest.raises(ValueError, match="metric must be one of"):
+        KNNNoveltyDetector(metric="cosine").fit(np.arange(5.0).reshape(-1, 1))

@@ -26,19 +26,12 @@ from lakeindex.novelty.features import (
     peculiarity_per_value,
     union_keys,
 )
-
-
-def __getattr__(name: str) -> object:
-    # the detector loads scikit-learn (a second of imports): only the commands that score batches pay it
-    if name == "KNNNoveltyDetector":
-        from lakeindex.novelty.knn import KNNNoveltyDetector
-
-        return KNNNoveltyDetector
-    raise AttributeError(f"module 'lakeindex.novelty' has no attribute {name!r}")
+from lakeindex.novelty.knn import KNNNoveltyDetector, NotFittedError
 
 __all__ = [
     "FeatureVector",
     "KNNNoveltyDetector",
+    "NotFittedError",
     "align_features",
     "batch_features",
     "impute_missing",

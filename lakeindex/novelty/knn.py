@@ -12,18 +12,24 @@ vectors (``lakeindex.novelty.features``) and flags a new batch whose vector lies
   a column the batch lacks) is placed at −1 after scaling, one training range below the minimum, in
   training and in queries alike. "Undefined" thus behaves as its own value: batches that share it
   are close, and a batch that newly lacks a statistic is at least one range away from the rest.
-* **Score** (``novelty_score``): the mean Euclidean distance (``metric``) to the k = 5 nearest
-  training batches, found with scikit-learn's ``NearestNeighbors`` (exact search, so the paper's
-  ball tree would return the same distances). Higher means more novel, as in PyOD.
+* **Score** (``novelty_score``): the mean Euclidean distance (``metric``; also ``manhattan`` and
+  ``chebyshev``) to the k = 5 nearest training batches, found by exact search over all of them (so
+  the paper's ball tree would return the same distances; the tests check them against
+  scikit-learn's ``NearestNeighbors``). Higher means more novel, as in PyOD. The search is numpy's,
+  in row blocks of bounded memory: a history holds hundreds to a few thousand batches, where a tree
+  buys nothing, and importing scikit-learn costs 2.5 s per process on a 2-core machine, more than a
+  whole ``novelty check`` may take (issue 15).
 * **Threshold** (``threshold_``): the (1 − contamination) percentile (numpy's linear interpolation)
   of the training scores, contamination = 1 %. Training scores are leave-one-out: a training batch
   is not its own neighbour (otherwise its nearest distance would always be 0). An identical
   duplicate batch still counts as a neighbour at distance 0.
 * **Decision** (``is_novel``): novel iff the score exceeds the threshold (a tie is an inlier).
-* **scikit-learn's conventions** (``BaseEstimator``, ``OutlierMixin``): parameters stored unchanged by
-  ``__init__`` and checked by ``fit``; ``predict`` gives +1 (inlier) / −1 (novel), ``decision_function``
-  is ``threshold_ − score`` (negative = novel) and ``score_samples`` is ``−score`` (lower = more
-  abnormal), as for ``sklearn.neighbors.LocalOutlierFactor(novelty=True)``.
+* **scikit-learn's conventions**, without importing it: parameters stored unchanged by ``__init__`` and
+  checked by ``fit``; ``get_params`` / ``set_params`` (so ``sklearn.base.clone`` and grid searches work),
+  ``fit_predict``, and ``NotFittedError`` (a ``ValueError`` and ``AttributeError``, as scikit-learn's);
+  ``predict`` gives +1 (inlier) / −1 (novel), ``decision_function`` is ``threshold_ − score``
+  (negative = novel) and ``score_samples`` is ``−score`` (lower = more abnormal), as for
+  ``sklearn.neighbors.LocalOutlierFactor(novelty=True)``.
 * **Few batches.** Leave-one-out needs another batch, so fitting needs at least 2 batches and uses
   k' = min(k, n − 1) neighbours (``n_neighbors_``). With few batches the boundary is broad and
   permissive; the paper starts evaluating at 8 (§5.2) and notes this effect (§5.3).
@@ -45,13 +51,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin
-from sklearn.exceptions import NotFittedError
-from sklearn.neighbors import NearestNeighbors
 
 from lakeindex.novelty.features import align_features, impute_missing, union_keys
 
-__all__ = ["FORMAT", "UNDEFINED", "KNNNoveltyDetector"]
+__all__ = ["FORMAT", "METRICS", "UNDEFINED", "KNNNoveltyDetector", "NotFittedError", "nearest_distances"]
 
 FORMAT = "lakeindex.novelty.knn/1"
 UNDEFINED = -1.0  # the scaled position of an undefined (NaN) statistic: one training range below the minimum
@@ -64,14 +67,53 @@ def _is_mapping_batch(x: object) -> bool:
     return isinstance(x, Sequence) and not isinstance(x, str) and len(x) > 0 and all(isinstance(v, Mapping) for v in x)
 
 
+# metric name (scikit-learn's spellings) -> Minkowski p
+METRICS: dict[str, float] = {"euclidean": 2.0, "l2": 2.0, "manhattan": 1.0, "cityblock": 1.0, "l1": 1.0,
+                             "chebyshev": math.inf, "infinity": math.inf}
+_BLOCK_CELLS = 1 << 22  # differences held at once by the search: 4 M floats, 32 MB
+
+
+class NotFittedError(ValueError, AttributeError):
+    """The detector was used before ``fit`` (the same bases as scikit-learn's ``NotFittedError``)."""
+
+
+def nearest_distances(train: np.ndarray, queries: np.ndarray | None, k: int, metric: str = "euclidean") -> np.ndarray:
+    """The ``k`` smallest distances from each query row to the rows of ``train``, ascending, by exact search.
+
+    ``queries`` None: the training rows themselves, each without itself (leave-one-out by position, so an
+    identical duplicate still counts at distance 0), as scikit-learn's ``kneighbors(None)``. Rows are
+    compared in blocks of at most ``_BLOCK_CELLS`` differences, so memory stays bounded for any history.
+    """
+    p = METRICS[metric]
+    points = train if queries is None else queries
+    n, d = train.shape
+    block = max(1, _BLOCK_CELLS // max(1, n * d))
+    out = np.empty((points.shape[0], k))
+    for start in range(0, points.shape[0], block):
+        diff = np.abs(points[start:start + block, None, :] - train[None, :, :])
+        if p == 2.0:
+            dist = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+        elif p == 1.0:
+            dist = diff.sum(axis=2)
+        else:
+            dist = diff.max(axis=2, initial=0.0)
+        if queries is None:
+            rows = np.arange(start, start + dist.shape[0])
+            dist[rows - start, rows] = np.inf
+        out[start:start + block] = np.sort(np.partition(dist, k - 1, axis=1)[:, :k], axis=1)
+    return out
+
+
 def _scale(matrix: np.ndarray, data_min: np.ndarray, scale: np.ndarray) -> np.ndarray:
     """Min-max scale with the training extremes, unclipped; NaN (undefined) goes to ``UNDEFINED``."""
     scaled = (matrix - data_min) / scale
     return np.where(np.isnan(scaled), UNDEFINED, scaled)
 
 
-class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
+class KNNNoveltyDetector:
     """Flags a batch whose scaled statistics are far (mean distance to k nearest) from the accepted batches."""
+
+    _PARAMS = ("k", "contamination", "metric", "max_history")
 
     def __init__(
         self,
@@ -95,6 +137,28 @@ class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
             isinstance(max_history, bool) or not isinstance(max_history, int) or max_history < 2
         ):
             raise ValueError(f"max_history must be None or an integer >= 2, got {max_history!r}")
+        if self.metric not in METRICS:
+            raise ValueError(f"metric must be one of {sorted(METRICS)}, got {self.metric!r}")
+
+    # ----------------------------------------------------------------------- scikit-learn's estimator API
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """The constructor parameters, as stored (scikit-learn's ``get_params``; there are no sub-estimators)."""
+        return {name: getattr(self, name) for name in self._PARAMS}
+
+    def set_params(self, **params: Any) -> KNNNoveltyDetector:
+        """Set constructor parameters (checked at the next ``fit``, as in scikit-learn)."""
+        for name, value in params.items():
+            if name not in self._PARAMS:
+                raise ValueError(f"invalid parameter {name!r} for KNNNoveltyDetector; valid: {list(self._PARAMS)}")
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self) -> str:
+        defaults = KNNNoveltyDetector.__init__.__defaults__ or ()
+        changed = [f"{n}={getattr(self, n)!r}" for n, d in zip(self._PARAMS, defaults, strict=True)
+                   if getattr(self, n) != d]
+        return f"KNNNoveltyDetector({', '.join(changed)})"
 
     # ----------------------------------------------------------------------- input handling
 
@@ -117,7 +181,7 @@ class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
         return keys, array, single
 
     def _check_fitted(self) -> None:
-        """Raise scikit-learn's NotFittedError before the first fit."""
+        """Raise ``NotFittedError`` before the first fit."""
         if not hasattr(self, "threshold_"):
             raise NotFittedError("KNNNoveltyDetector is not fitted; call fit() with at least 2 batches")
 
@@ -166,12 +230,12 @@ class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
         spread = data_max - data_min
         scale = np.where(spread > 0, spread, 1.0)
         n_neighbors = min(self.k, n - 1)
-        index = NearestNeighbors(n_neighbors=n_neighbors, metric=self.metric).fit(_scale(history, data_min, scale))
-        distances, _ = index.kneighbors(None, n_neighbors=n_neighbors)  # None: a point is not its own neighbour
+        scaled = _scale(history, data_min, scale)
+        distances = nearest_distances(scaled, None, n_neighbors, self.metric)  # None: not its own neighbour
         # Assign only after everything succeeded, so a failed update leaves the fitted model intact.
         self.feature_names_, self.history_ = list(names), history
         self.data_min_, self.data_max_, self.scale_ = data_min, data_max, scale
-        self.n_neighbors_, self._index = n_neighbors, index
+        self.n_neighbors_, self._scaled_history = n_neighbors, scaled
         self.train_scores_ = distances.mean(axis=1)
         self.threshold_ = float(np.percentile(self.train_scores_, 100.0 * (1.0 - float(self.contamination))))
 
@@ -197,7 +261,7 @@ class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
         array for several."""
         self._check_fitted()
         _, matrix, single = self._as_matrix(x, self.feature_names_)
-        distances, _ = self._index.kneighbors(self._scale(matrix), n_neighbors=self.n_neighbors_)
+        distances = nearest_distances(self._scaled_history, self._scale(matrix), self.n_neighbors_, self.metric)
         scores = distances.mean(axis=1)
         return float(scores[0]) if single else scores
 
@@ -217,6 +281,10 @@ class KNNNoveltyDetector(OutlierMixin, BaseEstimator):
     def predict(self, X: FeatureRows) -> np.ndarray:
         """scikit-learn's labels: +1 for an inlier, -1 for a novel batch, one per row."""
         return np.where(self.decision_function(X) < 0, -1, 1)
+
+    def fit_predict(self, X: FeatureRows) -> np.ndarray:
+        """``fit(X).predict(X)``, as scikit-learn's ``OutlierMixin``: each row is its own nearest neighbour."""
+        return self.fit(X).predict(X)
 
     # ----------------------------------------------------------------------- persistence
 
