@@ -2,6 +2,6 @@
 
 import sys
 
-from lakeindex.cli import main
+from lakeindex.cli import console_main
 
-sys.exit(main())
+sys.exit(console_main())
