@@ -39,7 +39,7 @@ def cmd_history_add(args: argparse.Namespace) -> int:
     emit({"dataset": args.dataset, "batch": record.batch_id, "status": record.status, "rows": record.notes["rows"],
             "columns": {c: s.kind for c, s in record.summaries.items()},
             "features_per_column": {c: len(f) for c, f in record.features.items()},
-            "clean_batches": len(history.records(light=True))})
+            "clean_batches": history.clean_batches})
     return EXIT_OK
 
 
@@ -129,12 +129,15 @@ def cmd_novelty_check(args: argparse.Namespace) -> int:
 
 
 def cmd_validate_batch(args: argparse.Namespace) -> int:
-    from lakeindex.checks import load_checks
     from lakeindex.progress import Progress
     from lakeindex.validation import BatchValidator
     from lakeindex.validation.policy import load_policies
 
-    checks = load_checks(args.checks) if args.checks else None
+    checks = None
+    if args.checks:  # the checks layer (metrics, sketches) is imported only when there are checks
+        from lakeindex.checks import load_checks
+
+        checks = load_checks(args.checks)
     batch_id = args.batch or time.strftime("%Y%m%dT%H%M%S")
     policies = load_policies(args.signals_config) if args.signals_config else None
     validator = BatchValidator.default(index=args.index, checks=checks, delta=args.delta, window=args.window,

@@ -268,16 +268,28 @@ class BatchHistory:
     def __init__(self, repository: FileSystemMetricsRepository | str, dataset: str) -> None:
         self.repo = FileSystemMetricsRepository(repository) if isinstance(repository, str) else repository
         self.dataset = dataset
+        self.clean_batches: int | None = None  # the clean history's length after this object's last ``add``
 
     def records(self, status: str | None = ACCEPTED, light: bool = False) -> list[BatchRecord]:
         """Stored batches, oldest first. ``light`` reads only status, features and kNN vectors (what learning
         needs from older batches) and loads the newest one in full: summaries, issue features, samples."""
-        q = self.repo.load().for_dataset(self.dataset)
         if light:
-            q = q.for_analyzers(LIGHT_METRICS)
+            return self.with_latest_in_full(self.light_records(status))
+        q = self.repo.load().for_dataset(self.dataset)
         recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
-        recs = [r for r in recs if status is None or r.status == status]
-        return self.with_latest_in_full(recs) if light else recs
+        return [r for r in recs if status is None or r.status == status]
+
+    def light_records(self, status: str | None = None) -> list[BatchRecord]:
+        """Stored batches (of ``status``, None: all), oldest first, with status, features and kNN vectors
+        only: one repository read, which a command shares between its duplicate-id check and its history."""
+        q = self.repo.load().for_dataset(self.dataset).for_analyzers(LIGHT_METRICS)
+        recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
+        return [r for r in recs if status is None or r.status == status]
+
+    @staticmethod
+    def clean_of(recs: list[BatchRecord]) -> list[BatchRecord]:
+        """The accepted ones of ``recs``, oldest first."""
+        return [r for r in recs if r.status == ACCEPTED]
 
     def with_latest_in_full(self, recs: list[BatchRecord]) -> list[BatchRecord]:
         """``recs`` (light records, oldest first) with the newest loaded in full; when it has no issue
@@ -308,16 +320,20 @@ class BatchHistory:
             record.timestamp_ms = int(time.time() * 1000)
         return self.repo.save(self.dataset, record.key(), record.to_metrics())
 
-    def ensure_new(self, batch_id: str) -> None:
-        """Raise :class:`BatchAlreadyRecorded` if ``batch_id`` is in the history: a batch id is added once."""
-        if self.find(batch_id) is not None:
+    def ensure_new(self, batch_id: str, known: list[BatchRecord] | None = None) -> None:
+        """Raise :class:`BatchAlreadyRecorded` if ``batch_id`` is in the history: a batch id is added once.
+        ``known``: every stored batch as ``light_records()`` read it (saves a repository read)."""
+        present = (self.find(batch_id) is not None if known is None
+                   else any(r.batch_id == batch_id for r in known))
+        if present:
             raise BatchAlreadyRecorded(f"batch {batch_id!r} is already in the history of {self.dataset!r}")
 
-    def claim(self, batch_id: str) -> None:
+    def claim(self, batch_id: str, known: list[BatchRecord] | None = None) -> None:
         """Make ``batch_id`` this caller's, once and for all: of concurrent callers only one succeeds (an
         exclusive create in the repository), the others get :class:`BatchAlreadyRecorded`. Batches stored
-        before claims existed are found by their records."""
-        self.ensure_new(batch_id)
+        before claims existed are found by their records (``known``: as ``ensure_new``); a batch recorded
+        since ``known`` was read holds the claim, so the exclusive create still refuses it."""
+        self.ensure_new(batch_id, known)
         if not self.repo.reserve(self.dataset, f"batch:{batch_id}"):
             raise BatchAlreadyRecorded(f"batch {batch_id!r} is already in the history of {self.dataset!r} "
                                        "(or being recorded right now)")
@@ -331,9 +347,12 @@ class BatchHistory:
         """Profile ``df`` (Spark or pandas) against the latest accepted batch and store it; a batch id may be
         added once. ``issues=False`` skips the synthetic-issue features (a backfill's batches that will not
         be the latest)."""
-        self.claim(batch_id)
+        known = self.light_records()
+        self.claim(batch_id, known)
         try:
-            record = profile(df, batch_id, self.latest(), seed=seed, issues=issues and status == ACCEPTED)
+            clean = self.with_latest_in_full(self.clean_of(known))
+            record = profile(df, batch_id, clean[-1] if clean else None, seed=seed,
+                             issues=issues and status == ACCEPTED)
             if not record.notes.get("rows"):
                 raise EmptyBatch(f"batch {batch_id!r} has no rows (a header-only file?): a clean batch needs data")
             record.status, record.timestamp_ms = status, timestamp_ms or int(time.time() * 1000)
@@ -341,6 +360,7 @@ class BatchHistory:
         except BaseException:
             self.unclaim(batch_id)
             raise
+        self.clean_batches = len(clean) + (status == ACCEPTED)
         return record
 
     def set_status(self, batch_id: str, status: str) -> BatchRecord:

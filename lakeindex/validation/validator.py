@@ -69,20 +69,22 @@ class BatchValidator:
     def validate_frame(self, df: DataFrame | pd.DataFrame, history: BatchHistory, batch_id: str, record: bool = True,
                        timestamp_ms: int | None = None) -> dict[str, Any]:
         """Profile the batch (one Spark pass, or pandas for a frame in memory), then :meth:`validate`."""
-        history.ensure_new(batch_id)
-        clean = history.records(ACCEPTED, light=True)
+        known = history.light_records()  # one read for the duplicate-id checks and the clean history
+        history.ensure_new(batch_id, known)
+        clean = history.with_latest_in_full(history.clean_of(known))
         t0 = time.perf_counter()
         new = profile(df, batch_id, clean[-1] if clean else None, issues=False)
         summary_s = time.perf_counter() - t0
-        report = self.validate(history, new, clean, df, record, timestamp_ms)
+        report = self.validate(history, new, clean, df, record, timestamp_ms, known)
         report["timing"]["profile_s"] = round(summary_s, 3)
         return report
 
     def validate(self, history: BatchHistory, new: BatchRecord, clean: list[BatchRecord],
-                 df: DataFrame | None = None, record: bool = True, timestamp_ms: int | None = None) -> dict[str, Any]:
+                 df: DataFrame | None = None, record: bool = True, timestamp_ms: int | None = None,
+                 known: list[BatchRecord] | None = None) -> dict[str, Any]:
         """The signals and the report for a batch already profiled (by Spark or pandas). A batch recorded as
         accepted gets its synthetic-issue features now (it becomes the batch AVH learns from); a checked or
-        flagged one never pays for them."""
+        flagged one never pays for them. ``known``: every stored batch, light, if already read."""
         t1 = time.perf_counter()
         batch = BatchUnderTest(new, clean, df)
         signals = [self.judged(s.evaluate(batch), len(clean)) for s in self.signals]
@@ -95,7 +97,7 @@ class BatchValidator:
                   "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
                   "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
         if record:
-            history.claim(new.batch_id)  # the id is a unique key: concurrent validations record it once
+            history.claim(new.batch_id, known)  # the id is a unique key: concurrent validations record it once
             new.status = ACCEPTED if verdict == "passed" else FLAGGED
             new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
             if failing:
