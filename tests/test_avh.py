@@ -92,6 +92,10 @@ def test_beta_for_known_targets():
     assert chebyshev_beta(1.0, 0.001) == pytest.approx(math.sqrt(1000))  # k >= 31.6 at delta = 0.1 %
     assert cantelli_beta(1.0, 0.2) == pytest.approx(2.0)  # 1 / (1 + 4)
     assert clt_beta(1.0, 0.05) == pytest.approx(statistics.NormalDist().inv_cdf(0.975), rel=1e-9)
+    from scipy.special import erfcinv  # the oracle of the inverse, down to FPRs no float 1 - fpr/2 can hold
+
+    for fpr in [1.0, 0.5, 0.05, 1e-3, 1e-9, 1e-17, 1e-100, 1e-300]:
+        assert clt_beta(2.0, fpr) == pytest.approx(2.0 * math.sqrt(2.0) * float(erfcinv(fpr)), rel=1e-12)
 
 
 def test_bound_input_validation_and_zero_sigma():

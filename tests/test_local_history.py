@@ -28,7 +28,7 @@ from bench.recurring_dataset import generate
 from lakeindex.avh.from_history import MIN_HISTORY, learn_dataset_programs
 from lakeindex.cli import main
 from lakeindex.history.backfill import backfill, list_partitions
-from lakeindex.history.batch_metrics import chisquare
+from lakeindex.history.batch_metrics import chi2_sf, chisquare
 from lakeindex.history.batches import BatchHistory, EmptyBatch, profile
 from lakeindex.history.kinds import CATEGORICAL, NUMERIC
 from lakeindex.history.spark_summary import quantile_ranks, summarize_dataframe
@@ -386,6 +386,21 @@ def test_chisquare_matches_scipy(k):
         ref = stats.chi2_contingency(table, correction=False)
         assert stat == pytest.approx(ref.statistic, rel=1e-9)
         assert pvalue == pytest.approx(ref.pvalue, rel=1e-9, abs=1e-300)
+
+
+def test_chi2_survival_matches_scipy():
+    """The closed-form chi-squared survival function gives scipy's chdtrc (the oracle) for odd and even df
+    up to 2,001, statistics from 1e-8 to 1e6 (tails beyond 1e-300 included), and the edge values."""
+    from scipy.special import chdtrc
+
+    dfs = [*range(1, 31), 99, 100, 101, 500, 999, 1000, 1001, 2000, 2001]
+    for df in dfs:
+        xs = np.concatenate([np.logspace(-8, 6, 120), df + np.sqrt(2 * df) * np.linspace(-3, 8, 23)])
+        for x in xs[xs > 0]:
+            assert chi2_sf(df, float(x)) == pytest.approx(float(chdtrc(df, x)), rel=1e-10, abs=1e-300), (df, x)
+    assert chi2_sf(3, 0.0) == 1.0 and chi2_sf(4, math.inf) == 0.0 and math.isnan(chi2_sf(2, math.nan))
+    with pytest.raises(ValueError, match="df must be an integer"):
+        chi2_sf(0, 1.0)
 
 
 def test_chisquare_ignores_empty_categories_and_degenerate_tables():
