@@ -206,7 +206,8 @@ def is_constant(series: Sequence[float] | np.ndarray) -> bool:
     x = np.asarray(series, dtype=float)
     if x.size == 0:
         return True
-    return float(np.ptp(x)) <= CONSTANT_RTOL * max(1.0, float(np.max(np.abs(x))))
+    lo, hi = float(x.min()), float(x.max())  # max |x| is |lo| or |hi|: two reductions, not four
+    return hi - lo <= CONSTANT_RTOL * max(1.0, abs(lo), abs(hi))
 
 
 def adf_pvalue(series: Sequence[float] | np.ndarray, *, maxlag: int | None = 0, autolag: str | None = None,
@@ -368,11 +369,13 @@ def make_stationary(values: Sequence[float], *, alpha: float = DEFAULT_ALPHA, mi
             cutoff = _std(serieses[first]) / switch_ratio
             first_constant = is_constant(serieses[first])
             for i, (t, s) in enumerate(zip(family, serieses, strict=True)):
+                if i == first or t.lag > n // 2:
+                    continue
                 # a lag that differences a single level shift away is constant only by accident: it would
                 # give a zero-width rule that fires as soon as the new level simply persists
                 if is_constant(s) and not first_constant:
                     continue
-                if i != first and t.lag <= n // 2 and _std(s) < cutoff and passes(t, s):
+                if _std(s) < cutoff and passes(t, s):
                     chosen = i
                     break
         t, s = family[chosen], serieses[chosen]
