@@ -188,15 +188,21 @@ def top_counts(counts: pd.Series, top_k: int) -> tuple[dict[str, float], float]:
     """The ``top_k`` largest counts (ties: smaller key first) and the total of the rest."""
     if counts.empty:
         return {}, 0.0
-    keys = np.asarray(counts.index, dtype=object)
-    n = counts.to_numpy(dtype=float)
+    return top_counts_of(np.asarray(counts.index, dtype=object), counts.to_numpy(dtype=float), top_k)
+
+
+def top_counts_of(keys: np.ndarray, n: np.ndarray, top_k: int) -> tuple[dict[str, float], float]:
+    """``top_counts`` of distinct ``keys`` (object array) and their counts ``n`` (float64, integral)."""
+    if not len(n):
+        return {}, 0.0
+    total = n.sum()
     if len(n) > top_k:  # only counts tied with or above the k-th largest can be in the top k
         keep = n >= np.partition(n, len(n) - top_k)[len(n) - top_k]
         keys, n = keys[keep], n[keep]
     by_key = np.argsort(keys, kind="stable")
     order = by_key[np.argsort(-n[by_key], kind="stable")][:top_k]
     top = dict(zip(keys[order].tolist(), plain_numbers(n[order]), strict=True))
-    return top, plain_number(counts.sum() - n[order].sum())
+    return top, plain_number(total - n[order].sum())
 
 
 def plain_numbers(x: np.ndarray) -> list[float]:
@@ -285,4 +291,111 @@ def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
     pattern_of = [cache.patterns[r] for r in rows_of[np.asarray(complete_mask, dtype=bool)]]
     pats = pd.Series(complete.to_numpy(), index=pattern_of)
     summary.pattern_counts, summary.pattern_other = top_counts(pats.groupby(level=0).sum(), top_k)
+    return summary
+
+
+# ------------------------------------------------------------------------------- arrays (synthetic issues)
+
+
+class Vocab:
+    """Distinct text values numbered in order of first sight (code -1: null), with each value's number and
+    text features worked out once: the synthetic issues of one column re-count mostly the same values some
+    fifty times, which ``summarize_codes`` does from integer codes instead of pandas Series of text."""
+
+    def __init__(self) -> None:
+        self.index: dict[str | None, int] = {None: -1}
+        self.values: list[str] = []
+        self.cache = TextCache()
+        self._numbers = np.zeros(0)
+        self._lengths = np.zeros((0, len(LENGTH_KEYS)), dtype=np.int64)
+        self._pattern_ids = np.zeros(0, dtype=np.int64)
+        self._pattern_index: dict[str, int] = {}
+        self.pattern_names: list[str] = []
+
+    def codes(self, values: Any) -> np.ndarray:
+        """The codes of a sequence of str/None values, numbering the values not seen yet."""
+        index = self.index
+        out = np.fromiter((index.get(v, -2) for v in values), dtype=np.int64, count=len(values))
+        for i in np.flatnonzero(out == -2).tolist():
+            v = values[i]
+            if v not in index:
+                index[v] = len(self.values)
+                self.values.append(v)
+            out[i] = index[v]
+        return out
+
+    def numbers(self) -> np.ndarray:
+        """``to_numbers`` of every value, by code (NaN: not a finite number)."""
+        done = len(self._numbers)
+        if done < len(self.values):
+            new = parse_numbers(np.array(self.values[done:], dtype=object))
+            new[~np.isfinite(new)] = np.nan
+            self._numbers = np.concatenate([self._numbers, new])
+        return self._numbers
+
+    def text_features(self) -> tuple[np.ndarray, np.ndarray]:
+        """The four ``LENGTH_KEYS`` counts and the pattern (an index into ``pattern_names``) of every value."""
+        done = len(self._pattern_ids)
+        if done < len(self.values):
+            rows = self.cache.lookup(self.values[done:])
+            ids = []
+            for p in (self.cache.patterns[r] for r in rows.tolist()):
+                if p not in self._pattern_index:
+                    self._pattern_index[p] = len(self.pattern_names)
+                    self.pattern_names.append(p)
+                ids.append(self._pattern_index[p])
+            self._lengths = np.vstack([self._lengths, self.cache.lengths[rows]])
+            self._pattern_ids = np.concatenate([self._pattern_ids, np.asarray(ids, dtype=np.int64)])
+        return self._lengths, self._pattern_ids
+
+
+def summarize_codes(codes: np.ndarray, vocab: Vocab, kind: str, *, top_k: int = DEFAULT_TOP_K,
+                    exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> ColumnSummary:
+    """``summarize_series`` of the text column ``vocab.values[codes]`` (-1: null), without building it."""
+    valid = codes[codes >= 0]
+    if kind == NUMERIC:
+        return summarize_numbers(vocab.numbers()[valid], len(valid), len(codes), top_k=top_k,
+                                 exact_distinct_limit=exact_distinct_limit)
+    counts = np.bincount(valid, minlength=len(vocab.values))
+    present = np.flatnonzero(counts)
+    n = counts[present]
+    lengths, pattern_ids = vocab.text_features()
+    weights = n.astype(float)
+    sums = weights @ lengths[present] if len(present) else np.zeros(len(LENGTH_KEYS))
+    length_sums = dict(zip(LENGTH_KEYS, plain_numbers(np.asarray(sums, dtype=float)), strict=True))
+    empty = vocab.index.get("")
+    if empty is not None:
+        keep = present != empty
+        present, weights = present[keep], weights[keep]
+    distinct = len(present)
+    tracked = distinct <= exact_distinct_limit
+    summary = ColumnSummary(CATEGORICAL, len(codes), int(n.sum()), int(weights.sum()), distinct, True,
+                            int((weights == 1).sum()) if tracked else None, length_sums=length_sums,
+                            values_tracked=tracked, top_k=top_k)
+    if tracked:
+        keys = np.array([vocab.values[c] for c in present.tolist()], dtype=object)
+        summary.value_counts, summary.value_other = top_counts_of(keys, weights, top_k)
+    by_pattern = np.bincount(pattern_ids[present], weights=weights, minlength=len(vocab.pattern_names))
+    seen = np.flatnonzero(by_pattern)
+    names = np.array([vocab.pattern_names[i] for i in seen.tolist()], dtype=object)
+    summary.pattern_counts, summary.pattern_other = top_counts_of(names, by_pattern[seen], top_k)
+    return summary
+
+
+def summarize_numbers(values: np.ndarray, non_null: int, rows: int, *, top_k: int = DEFAULT_TOP_K,
+                      exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> ColumnSummary:
+    """The numeric ``summarize_series`` of a column whose ``to_numbers`` are ``values`` (NaN: not complete)
+    and which has ``non_null`` non-null values of ``rows``; distinct values counted on the sorted array."""
+    x = np.sort(values[~np.isnan(values)])
+    starts = np.flatnonzero(np.concatenate([[True], x[1:] != x[:-1]])) if len(x) else np.zeros(0, dtype=np.int64)
+    runs = np.diff(np.append(starts, len(x)))
+    distinct = len(runs)
+    summary = ColumnSummary(NUMERIC, rows, non_null, len(x), distinct, True, int((runs == 1).sum()), top_k=top_k,
+                            values_tracked=False)
+    if distinct > exact_distinct_limit:
+        summary.singleton_count = None
+    if len(x):
+        summary.sum, summary.min, summary.max = plain_number(x.sum()), plain_number(x[0]), plain_number(x[-1])
+        summary.variance = float(x.var())
+        summary.quantiles = [plain_number(q) for q in np.quantile(x, QUANTILE_GRID, method="inverted_cdf")]
     return summary
