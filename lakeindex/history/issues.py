@@ -73,6 +73,9 @@ from lakeindex.history.summary import (
     DEFAULT_TOP_K,
     ColumnSummary,
     TextCache,
+    Vocab,
+    summarize_codes,
+    summarize_numbers,
     summarize_series,
     to_numbers,
     to_text,
@@ -160,16 +163,23 @@ def _complete(s: pd.Series, kind: str) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ the types
 
 
-def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n: int) -> pd.Series:
-    """The neighbouring column of the same kind (else the nearest column; else shuffled own values)."""
+def _donor_position(df: pd.DataFrame, column: str, kind: str) -> int | None:
+    """Position of the nearest column of the same kind (right before left), else of the nearest column;
+    None when the column is alone."""
     names = list(df.columns)
     i = names.index(column)
     order = [j for d in range(1, len(names)) for j in (i + d, i - d) if 0 <= j < len(names)]
     for j in order:
         if infer_kind(df.iloc[:, j]) == kind:
-            return df.iloc[:, j].reset_index(drop=True)
-    if order:
-        return df.iloc[:, order[0]].reset_index(drop=True)
+            return j
+    return order[0] if order else None
+
+
+def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n: int) -> pd.Series:
+    """The neighbouring column of the same kind (else the nearest column; else shuffled own values)."""
+    j = _donor_position(df, column, kind)
+    if j is not None:
+        return df.iloc[:, j].reset_index(drop=True)
     own = df[column].reset_index(drop=True)
     return pd.Series(own.to_numpy()[rng.permutation(n)])
 
@@ -313,11 +323,243 @@ def _whitespace(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Gene
     return _back(s, strings)
 
 
+# --------------------------------------------------------------------------------------- fast twins
+# ``issue_features`` corrupts one column some fifty times: these twins of the types above make exactly the
+# same draws from the same generator, but work on the column prepared once (``_Column``) and return the
+# corrupted column as integer codes of text values or as floats, which ``summarize_codes`` /
+# ``summarize_numbers`` summarise exactly as ``summarize_series`` summarises the Series ``apply`` returns.
+
+
+class _Column:
+    """``df[column]`` prepared for all its variants: the text of its values as codes of a ``Vocab`` (-1:
+    null), or for a numeric kind of numeric dtype (``floats``) its values as float64 (``raw``: nulls NaN,
+    ±inf kept, as the Series ``apply`` returns; ``nums``: ``to_numbers``) with ``codes`` spelling them as
+    ``_strings`` does, for the character-level issues."""
+
+    def __init__(self, df: pd.DataFrame, column: str, kind: str) -> None:
+        self.df, self.column, self.kind = df, column, kind
+        s = df[column].reset_index(drop=True)
+        self.n = len(s)
+        self.floats = kind == NUMERIC and has_numeric_dtype(s)
+        self.vocab = Vocab()
+        self.raw = self.nums = np.zeros(0)
+        if self.floats:
+            self.raw, self.nums = s.to_numpy(dtype=float, na_value=np.nan), to_numbers(s)
+            self.codes = self.vocab.codes(_strings(s))
+        else:
+            self.codes = self.vocab.codes(to_text(s).to_numpy(dtype=object))
+        self._donor: np.ndarray | None = None
+        self._typo: tuple[np.ndarray, np.ndarray, np.ndarray, str] | None = None
+        self._rank: np.ndarray | None = None
+
+    @staticmethod
+    def supported(series: pd.Series, kind: str) -> bool:
+        """Whether the twins reproduce ``apply`` on this column: always for the categorical kind (``apply``
+        works on its text), for the numeric kind on numpy numbers and text (not booleans, dates, ...)."""
+        dtype = series.dtype
+        return (kind == CATEGORICAL or (isinstance(dtype, np.dtype) and dtype.kind in "iuf")
+                or pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype))
+
+    def base(self) -> np.ndarray:
+        """The uncorrupted column: floats or codes."""
+        return self.raw if self.floats else self.codes
+
+    def finished(self, codes: np.ndarray) -> np.ndarray:
+        """Edited text codes in the column's representation: parsed to floats (NaN: not a number) if ``floats``."""
+        return self.text_numbers(codes) if self.floats else codes
+
+    def numbers(self) -> np.ndarray:
+        """``to_numbers`` of the column."""
+        return self.nums if self.floats else self.text_numbers(self.codes)
+
+    def text_numbers(self, codes: np.ndarray) -> np.ndarray:
+        """``to_numbers`` of text codes (NaN for nulls and text that is not a finite number)."""
+        nums = self.vocab.numbers()
+        return np.where(codes >= 0, nums[codes] if len(nums) else np.nan, np.nan)
+
+    def donor(self, rng: np.random.Generator) -> np.ndarray:
+        """``_donor`` in the column's representation (``to_numbers``, or codes of ``_strings``/``to_text``)."""
+        if self._donor is None:
+            j = _donor_position(self.df, self.column, self.kind)
+            if j is None:  # alone: own values shuffled, a fresh draw each time
+                return (self.nums if self.floats else self.codes)[rng.permutation(self.n)]
+            d = self.df.iloc[:, j].reset_index(drop=True)
+            if self.floats:
+                self._donor = to_numbers(d)
+            else:
+                text = _strings(d) if self.kind == NUMERIC else to_text(d).to_numpy(dtype=object)
+                self._donor = self.vocab.codes(text)
+        return self._donor
+
+    def mapped(self, idx: np.ndarray, fn: Callable[[str], str]) -> np.ndarray:
+        """The codes with the values at ``idx`` replaced by ``fn`` of them (``fn`` called once per value)."""
+        out = self.codes.copy()
+        if len(idx):
+            values, inverse = np.unique(out[idx], return_inverse=True)
+            out[idx] = self.vocab.codes([fn(self.vocab.values[c]) for c in values.tolist()])[inverse]
+        return out
+
+    def text_rank(self) -> np.ndarray:
+        """Per code of the column, its value's rank in code point order (``np.argsort`` of the text)."""
+        if self._rank is None:
+            present = np.unique(self.codes[self.codes >= 0]).tolist()
+            rank = np.zeros(len(self.vocab.values), dtype=np.int64)
+            rank[sorted(present, key=self.vocab.values.__getitem__)] = np.arange(len(present))
+            self._rank = rank
+        return self._rank
+
+    def typo_text(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
+        """``_typo``'s code points of the non-null values joined, each one's class, its value, the separator."""
+        if self._typo is None:
+            values = [self.vocab.values[c] for c in self.codes[self.codes >= 0].tolist()]
+            sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
+            cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
+            classes = _CLASSES[:1] if self.kind == NUMERIC else _CLASSES
+            which = np.full(len(cps), -1)
+            for c, (base, size) in enumerate(classes):
+                which[(cps >= base) & (cps < base + size)] = c
+            lengths = np.fromiter((len(v) + 1 for v in values), dtype=np.int64, count=len(values))
+            owner = np.repeat(np.arange(len(values)), lengths)[:len(cps)]
+            self._typo = cps, which, owner, sep
+        return self._typo
+
+    def summarize(self, out: np.ndarray, top_k: int, limit: int) -> ColumnSummary:
+        """``summarize_series`` of the corrupted column ``out`` (floats or codes)."""
+        if not self.floats:
+            return summarize_codes(out, self.vocab, self.kind, top_k=top_k, exact_distinct_limit=limit)
+        nums = out.copy()
+        nums[~np.isfinite(nums)] = np.nan
+        return summarize_numbers(nums, int(np.count_nonzero(~np.isnan(out))), len(out), top_k=top_k,
+                                 exact_distinct_limit=limit)
+
+
+def _fast_schema_change(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarray:
+    donor = col.donor(rng)
+    idx = _pick(rng, np.arange(col.n), p)
+    out = col.base().copy()
+    out[idx] = donor[idx]
+    return out
+
+
+def _fast_unit_change(col: _Column, rng: np.random.Generator, *, factor: float) -> np.ndarray:
+    if col.floats:
+        return col.nums * factor
+    codes = np.unique(col.codes[col.codes >= 0])
+    nums = col.vocab.numbers()[codes] * factor if len(codes) else np.zeros(0)
+    ok = ~np.isnan(nums)
+    respelled = np.arange(len(col.vocab.values))
+    respelled[codes[ok]] = col.vocab.codes([_format_number(x) for x in nums[ok]])
+    out = col.codes.copy()
+    out[out >= 0] = respelled[out[out >= 0]]
+    return out
+
+
+def _fast_casing(col: _Column, rng: np.random.Generator, *, upper: bool, p: float) -> np.ndarray:
+    return col.mapped(_pick(rng, np.flatnonzero(col.codes >= 0), p), lambda v: _recase(v, upper))
+
+
+def _fast_blank(col: _Column, rng: np.random.Generator, *, p: float, null: bool) -> np.ndarray:
+    idx = _pick(rng, np.arange(col.n), p)
+    out = col.base().copy()
+    if col.floats:
+        out[idx] = np.nan if null else 0.0
+    else:
+        out[idx] = -1 if null else col.vocab.codes(["0" if col.kind == NUMERIC else ""])[0]
+    return out
+
+
+def _fast_volume(col: _Column, rng: np.random.Generator, *, factor: float) -> np.ndarray:
+    n, base = col.n, col.base()
+    if factor >= 1:
+        extra = rng.integers(0, n, size=int(round((factor - 1) * n))) if n else np.array([], dtype=int)
+        return np.concatenate([base, base[extra]])
+    return base[_pick(rng, np.arange(n), factor)]
+
+
+def _fast_distribution(col: _Column, rng: np.random.Generator, *, head: bool, p: float) -> np.ndarray:
+    if col.kind == NUMERIC:
+        nums = col.numbers()
+        pos = np.flatnonzero(~np.isnan(nums))
+        keys = nums[pos]
+    else:
+        empty = col.vocab.index.get("", -2)
+        pos = np.flatnonzero((col.codes >= 0) & (col.codes != empty))
+        keys = col.text_rank()[col.codes[pos]]
+    out = col.base().copy()
+    if len(pos) == 0:
+        return out
+    ordered = out[pos][np.argsort(keys, kind="stable")]
+    k = _count(len(ordered), p)
+    biased = ordered[:k] if head else ordered[-k:]
+    out[pos] = biased[rng.integers(0, k, size=len(pos))]
+    return out
+
+
+def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarray:
+    nn = np.flatnonzero(col.codes >= 0)
+    if len(nn) == 0:
+        return col.finished(col.codes.copy())
+    cps, which, owner, sep = col.typo_text()
+    cps = cps.copy()
+    classes = _CLASSES[:1] if col.kind == NUMERIC else _CLASSES
+    chosen = _pick(rng, np.flatnonzero(which >= 0), p)
+    u = rng.random(len(chosen))
+    for c, (base, size) in enumerate(classes):
+        mine = which[chosen] == c
+        shift = 1 + (u[mine] * (size - 1)).astype(np.uint32)  # 1..size-1: always a different character
+        cps[chosen[mine]] = base + (cps[chosen[mine]] - base + shift) % size
+    touched = np.unique(owner[chosen])
+    edited = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
+    out = col.codes.copy()
+    out[nn[touched]] = col.vocab.codes([edited[i] for i in touched.tolist()])
+    return col.finished(out)
+
+
+def _fast_edit_chars(col: _Column, rng: np.random.Generator, *, p: float, insert: bool) -> np.ndarray:
+    codes = col.codes
+    if col.kind == NUMERIC:
+        cand = np.flatnonzero(~np.isnan(col.text_numbers(codes)))
+    else:
+        cand = np.flatnonzero((codes >= 0) & (insert or (codes != col.vocab.index.get("", -2))))
+    idx = _pick(rng, cand, p)
+    u, pick = rng.random(len(idx)), rng.integers(0, len(INSERT_POOL), size=len(idx))
+    values = col.vocab.values
+    edited = []
+    for j, i in enumerate(idx.tolist()):
+        v = values[codes[i]]
+        if insert:
+            start = 1 if col.kind == NUMERIC and v[:1] in ("+", "-") else 0
+            at = start + int(u[j] * (len(v) - start + 1))
+            ch = string.digits[pick[j] % 10] if col.kind == NUMERIC else INSERT_POOL[pick[j]]
+            v = v[:at] + ch + v[at:]
+        else:
+            spots = [k for k, c in enumerate(v) if c in string.digits] if col.kind == NUMERIC else range(len(v))
+            if len(spots):
+                at = spots[int(u[j] * len(spots))]
+                v = v[:at] + v[at + 1:]
+        edited.append(v)
+    out = codes.copy()
+    out[idx] = col.vocab.codes(edited)
+    return col.finished(out)
+
+
+def _fast_whitespace(col: _Column, rng: np.random.Generator, *, leading: bool, p: float) -> np.ndarray:
+    idx = _pick(rng, np.flatnonzero(col.codes >= 0), p)
+    return col.mapped(idx, (lambda v: " " + v) if leading else (lambda v: v + " "))
+
+
 # ----------------------------------------------------------------------------------------- variants
 
 
 def _pct(p: float) -> str:
     return f"p{round(p * 100)}"
+
+
+_TWINS: dict[Callable[..., pd.Series], Callable[..., np.ndarray]] = {
+    _schema_change: _fast_schema_change, _unit_change: _fast_unit_change, _casing: _fast_casing, _blank: _fast_blank,
+    _volume: _fast_volume, _distribution: _fast_distribution, _typo: _fast_typo, _edit_chars: _fast_edit_chars,
+    _whitespace: _fast_whitespace}
+_FAST: dict[str, Callable[[_Column, np.random.Generator], np.ndarray]] = {}  # variant id → its twin
 
 
 def _build() -> tuple[IssueVariant, ...]:
@@ -327,6 +569,7 @@ def _build() -> tuple[IssueVariant, ...]:
     def add(vid: str, number: int, param: float, kinds: tuple[str, ...], fn: Callable[..., pd.Series],
             **kw: object) -> None:
         v.append(IssueVariant(vid, number, param, kinds, functools.partial(fn, **kw)))
+        _FAST[vid] = functools.partial(_TWINS[fn], **kw)
 
     for p in grid:
         add(f"schema_change_{_pct(p)}", 1, p, BOTH, _schema_change, p=p)
@@ -395,9 +638,17 @@ def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame, 
     if scale <= 0:
         raise ValueError("scale must be positive")
     kind = kind or (prev_summary.kind if prev_summary is not None else infer_kind(latest_df[column]))
-    cache = TextCache()
+    variants = variants_for(kind)
     out: dict[str, dict[str, float]] = {}
-    for variant in variants_for(kind):
+    if variants and _Column.supported(latest_df[column], kind):  # the same summaries, without pandas per variant
+        col = _Column(latest_df, column, kind)
+        for variant in variants:
+            corrupted = _FAST[variant.id](col, variant_rng(seed, variant.id))
+            summary = col.summarize(corrupted, top_k, exact_distinct_limit).scaled(scale, exact_distinct_limit)
+            out[variant.id] = features(prev_summary, summary)
+        return out
+    cache = TextCache()
+    for variant in variants:
         corrupted = variant.apply(latest_df, column, variant_rng(seed, variant.id), kind)
         summary = summarize_series(corrupted, kind, top_k=top_k, exact_distinct_limit=exact_distinct_limit,
                                    cache=cache).scaled(scale, exact_distinct_limit)
