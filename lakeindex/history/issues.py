@@ -523,19 +523,18 @@ def _fast_edit_chars(col: _Column, rng: np.random.Generator, *, p: float, insert
         cand = np.flatnonzero((codes >= 0) & (insert or (codes != col.vocab.index.get("", -2))))
     idx = _pick(rng, cand, p)
     u, pick = rng.random(len(idx)), rng.integers(0, len(INSERT_POOL), size=len(idx))
-    values = col.vocab.values
-    edited = []
-    for j, i in enumerate(idx.tolist()):
-        v = values[codes[i]]
+    numeric, values, edited = col.kind == NUMERIC, col.vocab.values, []
+    for code, uj, pj in zip(codes[idx].tolist(), u.tolist(), pick.tolist(), strict=True):
+        v = values[code]
         if insert:
-            start = 1 if col.kind == NUMERIC and v[:1] in ("+", "-") else 0
-            at = start + int(u[j] * (len(v) - start + 1))
-            ch = string.digits[pick[j] % 10] if col.kind == NUMERIC else INSERT_POOL[pick[j]]
+            start = 1 if numeric and v[:1] in ("+", "-") else 0
+            at = start + int(uj * (len(v) - start + 1))
+            ch = string.digits[pj % 10] if numeric else INSERT_POOL[pj]
             v = v[:at] + ch + v[at:]
         else:
-            spots = [k for k, c in enumerate(v) if c in string.digits] if col.kind == NUMERIC else range(len(v))
+            spots = [k for k, c in enumerate(v) if c in string.digits] if numeric else range(len(v))
             if len(spots):
-                at = spots[int(u[j] * len(spots))]
+                at = spots[int(uj * len(spots))]
                 v = v[:at] + v[at + 1:]
         edited.append(v)
     out = codes.copy()

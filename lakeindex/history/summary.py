@@ -305,7 +305,6 @@ class Vocab:
     def __init__(self) -> None:
         self.index: dict[str | None, int] = {None: -1}
         self.values: list[str] = []
-        self.cache = TextCache()
         self._numbers = np.zeros(0)
         self._lengths = np.zeros((0, len(LENGTH_KEYS)), dtype=np.int64)
         self._pattern_ids = np.zeros(0, dtype=np.int64)
@@ -315,14 +314,16 @@ class Vocab:
     def codes(self, values: Any) -> np.ndarray:
         """The codes of a sequence of str/None values, numbering the values not seen yet."""
         index = self.index
-        out = np.fromiter((index.get(v, -2) for v in values), dtype=np.int64, count=len(values))
-        for i in np.flatnonzero(out == -2).tolist():
-            v = values[i]
-            if v not in index:
-                index[v] = len(self.values)
-                self.values.append(v)
-            out[i] = index[v]
-        return out
+        found = list(map(index.get, values))
+        if None in found:  # values not seen yet (None itself is found: -1)
+            for i, code in enumerate(found):
+                if code is None:
+                    v = values[i]
+                    if v not in index:
+                        index[v] = len(self.values)
+                        self.values.append(v)
+                    found[i] = index[v]
+        return np.array(found, dtype=np.int64)
 
     def numbers(self) -> np.ndarray:
         """``to_numbers`` of every value, by code (NaN: not a finite number)."""
@@ -337,14 +338,12 @@ class Vocab:
         """The four ``LENGTH_KEYS`` counts and the pattern (an index into ``pattern_names``) of every value."""
         done = len(self._pattern_ids)
         if done < len(self.values):
-            rows = self.cache.lookup(self.values[done:])
-            ids = []
-            for p in (self.cache.patterns[r] for r in rows.tolist()):
-                if p not in self._pattern_index:
-                    self._pattern_index[p] = len(self.pattern_names)
-                    self.pattern_names.append(p)
-                ids.append(self._pattern_index[p])
-            self._lengths = np.vstack([self._lengths, self.cache.lengths[rows]])
+            new = self.values[done:]
+            counts = chars.class_counts(new)
+            index = self._pattern_index
+            ids = [index.setdefault(p, len(index)) for p in chars.patterns(new)]
+            self.pattern_names = list(index)
+            self._lengths = np.vstack([self._lengths, np.column_stack([counts[k] for k in LENGTH_KEYS])])
             self._pattern_ids = np.concatenate([self._pattern_ids, np.asarray(ids, dtype=np.int64)])
         return self._lengths, self._pattern_ids
 
