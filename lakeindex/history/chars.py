@@ -85,6 +85,10 @@ def class_counts(values: list[str]) -> dict[str, np.ndarray]:
     return out
 
 
+# the two code points of each class's token, by class: a run's token without a per-character translate
+_TOKEN_CODE_POINTS = np.array([[ord(c) for c in TOKENS[k]] for k in range(len(TOKENS))], dtype="<u4")
+
+
 def patterns(values: list[str]) -> list[str]:
     """Algorithm-2 patterns of many values at once (numpy run detection over all code points)."""
     cls, lengths = _classify(values)
@@ -97,8 +101,7 @@ def patterns(values: list[str]) -> list[str]:
     starts[first[lengths > 0]] = True
     owner = np.repeat(np.arange(len(values)), lengths)
     runs = np.bincount(owner[starts], minlength=len(values))
-    codes = (0xE000 + cls[starts].astype(np.uint32)).tobytes()
-    tokens = codes.decode("utf-32-le").translate(str.maketrans(PLACEHOLDER_TOKENS))  # 2 characters per run
+    tokens = _TOKEN_CODE_POINTS[cls[starts]].tobytes().decode("utf-32-le")  # 2 characters per run
     ends = 2 * np.cumsum(runs)
     begins = ends - 2 * runs
     return [tokens[a:b] for a, b in zip(begins.tolist(), ends.tolist(), strict=True)]
