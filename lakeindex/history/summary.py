@@ -314,16 +314,11 @@ class Vocab:
     def codes(self, values: Any) -> np.ndarray:
         """The codes of a sequence of str/None values, numbering the values not seen yet."""
         index = self.index
-        found = list(map(index.get, values))
-        if None in found:  # values not seen yet (None itself is found: -1)
-            for i, code in enumerate(found):
-                if code is None:
-                    v = values[i]
-                    if v not in index:
-                        index[v] = len(self.values)
-                        self.values.append(v)
-                    found[i] = index[v]
-        return np.array(found, dtype=np.int64)
+        fresh = [v for v in dict.fromkeys(values) if v not in index]
+        if fresh:
+            index.update(zip(fresh, range(len(self.values), len(self.values) + len(fresh)), strict=True))
+            self.values.extend(fresh)
+        return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
 
     def numbers(self) -> np.ndarray:
         """``to_numbers`` of every value, by code (NaN: not a finite number)."""
