@@ -305,6 +305,7 @@ class Vocab:
     def __init__(self) -> None:
         self.index: dict[str | None, int] = {None: -1}
         self.values: list[str] = []
+        self._array = np.zeros(0, dtype=object)
         self._numbers = np.zeros(0)
         self._lengths = np.zeros((0, len(LENGTH_KEYS)), dtype=np.int64)
         self._pattern_ids = np.zeros(0, dtype=np.int64)
@@ -314,11 +315,19 @@ class Vocab:
     def codes(self, values: Any) -> np.ndarray:
         """The codes of a sequence of str/None values, numbering the values not seen yet."""
         index = self.index
-        fresh = [v for v in dict.fromkeys(values) if v not in index]
+        # new values numbered in sorted order: summaries list codes in code order, and ``top_counts``'s sort by
+        # value is then a merge of a few sorted runs (a random order of 5,000 values costs 17x more)
+        fresh = sorted(v for v in dict.fromkeys(values) if v not in index)
         if fresh:
             index.update(zip(fresh, range(len(self.values), len(self.values) + len(fresh)), strict=True))
             self.values.extend(fresh)
         return np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+
+    def array(self) -> np.ndarray:
+        """The values as an object array, by code."""
+        if len(self._array) < len(self.values):
+            self._array = np.concatenate([self._array, np.array(self.values[len(self._array):], dtype=object)])
+        return self._array
 
     def numbers(self) -> np.ndarray:
         """``to_numbers`` of every value, by code (NaN: not a finite number)."""
@@ -367,8 +376,7 @@ def summarize_codes(codes: np.ndarray, vocab: Vocab, kind: str, *, top_k: int = 
                             int((weights == 1).sum()) if tracked else None, length_sums=length_sums,
                             values_tracked=tracked, top_k=top_k)
     if tracked:
-        keys = np.array([vocab.values[c] for c in present.tolist()], dtype=object)
-        summary.value_counts, summary.value_other = top_counts_of(keys, weights, top_k)
+        summary.value_counts, summary.value_other = top_counts_of(vocab.array()[present], weights, top_k)
     by_pattern = np.bincount(pattern_ids[present], weights=weights, minlength=len(vocab.pattern_names))
     seen = np.flatnonzero(by_pattern)
     names = np.array([vocab.pattern_names[i] for i in seen.tolist()], dtype=object)
