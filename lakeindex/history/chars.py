@@ -70,7 +70,7 @@ def class_of(cps: np.ndarray) -> np.ndarray:
 
 def _classify(values: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """Class of every code point of the concatenated values, and the values' lengths in code points."""
-    lengths = np.fromiter((len(v) for v in values), dtype=np.int64, count=len(values))
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
     cps = np.frombuffer("".join(values).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     return class_of(cps), lengths
 

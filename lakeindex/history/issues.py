@@ -516,27 +516,35 @@ def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarra
 
 
 def _fast_edit_chars(col: _Column, rng: np.random.Generator, *, p: float, insert: bool) -> np.ndarray:
-    codes = col.codes
-    if col.kind == NUMERIC:
+    codes, numeric = col.codes, col.kind == NUMERIC
+    if numeric:
         cand = np.flatnonzero(~np.isnan(col.text_numbers(codes)))
     else:
         cand = np.flatnonzero((codes >= 0) & (insert or (codes != col.vocab.index.get("", -2))))
     idx = _pick(rng, cand, p)
     u, pick = rng.random(len(idx)), rng.integers(0, len(INSERT_POOL), size=len(idx))
-    numeric, values, edited = col.kind == NUMERIC, col.vocab.values, []
-    for code, uj, pj in zip(codes[idx].tolist(), u.tolist(), pick.tolist(), strict=True):
-        v = values[code]
-        if insert:
-            start = 1 if numeric and v[:1] in ("+", "-") else 0
-            at = start + int(uj * (len(v) - start + 1))
-            ch = string.digits[pj % 10] if numeric else INSERT_POOL[pj]
-            v = v[:at] + ch + v[at:]
-        else:
-            spots = [k for k, c in enumerate(v) if c in string.digits] if numeric else range(len(v))
-            if len(spots):
-                at = spots[int(uj * len(spots))]
-                v = v[:at] + v[at + 1:]
-        edited.append(v)
+    values: list[str] = col.vocab.array()[codes[idx]].tolist()
+    lengths = np.fromiter(map(len, values), dtype=np.int64, count=len(values))
+    if insert:  # the position: int(u · slots) over the slots after any sign (numbers) or all of them
+        start = np.fromiter((v[:1] in ("+", "-") for v in values), dtype=np.int64, count=len(values)) \
+            if numeric else np.zeros(len(values), dtype=np.int64)
+        at = start + (u * (lengths - start + 1)).astype(np.int64)
+        pool = string.digits if numeric else INSERT_POOL
+        chars = [pool[k % len(pool)] for k in pick.tolist()]
+        edited = [v[:a] + c + v[a:] for v, a, c in zip(values, at.tolist(), chars, strict=True)]
+    else:  # the deleted character: spots[int(u · len(spots))], spots the digits (numbers) or every character
+        at = (u * lengths).astype(np.int64)
+        keep = lengths > 0
+        if numeric:
+            cps = np.frombuffer("".join(values).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+            digit = (cps >= ord("0")) & (cps <= ord("9"))
+            local = np.arange(len(cps)) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+            spots = np.bincount(np.repeat(np.arange(len(values)), lengths)[digit], minlength=len(values))
+            keep = spots > 0
+            first = np.cumsum(spots) - spots
+            at = np.zeros(len(values), dtype=np.int64)
+            at[keep] = local[digit][first[keep] + (u[keep] * spots[keep]).astype(np.int64)]
+        edited = [v[:a] + v[a + 1:] if k else v for v, a, k in zip(values, at.tolist(), keep.tolist(), strict=True)]
     out = codes.copy()
     out[idx] = col.vocab.codes(edited)
     return col.finished(out)
