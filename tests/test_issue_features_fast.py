@@ -35,6 +35,10 @@ def _frame() -> pd.DataFrame:
         "mixed": [[1, "a", 2.5, None, True, "b", 7][i % 7] for i in range(N)],
         "nan_obj": [["u", np.nan, "v", "w"][i % 4] for i in range(N)],
         "numtext": [str(x) for x in rng.normal(100, 30, N).round(2)],
+        "f32": rng.normal(0, 1e3, N).astype(np.float32),
+        "u8": rng.integers(0, 5, N).astype(np.uint8),
+        "dates": pd.to_datetime(["2024-01-01 00:00", None, "2024-03-05 10:00"] * (N // 3)),
+        "catdtype": pd.Categorical([["lo", "hi", None][i % 3] for i in range(N)]),
     })
 
 
