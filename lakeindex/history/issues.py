@@ -409,7 +409,8 @@ class _Column:
         return self._rank
 
     def typo_text(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, str]:
-        """``_typo``'s code points of the non-null values joined, each one's class, its value, the separator."""
+        """``_typo``'s code points of the non-null values joined, the class of each (-1: not perturbable), the
+        value each belongs to (its rank among the non-null values) and the separator."""
         if self._typo is None:
             values = [self.vocab.values[c] for c in self.codes[self.codes >= 0].tolist()]
             sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
@@ -641,6 +642,10 @@ def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame, 
     each corrupted summary is then ``ColumnSummary.scaled(scale)`` so row_count, sum and dist_val_count (and
     the counts behind chisquare) describe a full-size batch, comparable with the history's features. The
     kind is ``kind``, else ``prev_summary.kind``, else inferred from the latest column.
+
+    The result is that definition's, computed faster where the column allows (every categorical column, and
+    numeric ones of a numpy number or text dtype): the column is prepared once and each variant's twin of
+    ``apply`` makes the same draws on codes or floats, summarised without building pandas Series.
     """
     if scale <= 0:
         raise ValueError("scale must be positive")

@@ -3,7 +3,8 @@
 Every single- and two-distribution metric of ``lakeindex.history.batch_metrics`` is computed from summaries,
 so a pipeline keeps one small JSON document per column and batch instead of the raw data. Two
 constructors build the same summary: ``summarize_series`` (pandas, here) and ``summarize_dataframe``
-(Spark, ``spark_summary``).
+(Spark, ``spark_summary``). ``summarize_codes`` and ``summarize_numbers`` are ``summarize_series`` of a column
+given as integer codes of a ``Vocab`` or as numbers, for the synthetic issues' fifty summaries of one column.
 
 Definitions shared by both constructors:
 
@@ -298,9 +299,9 @@ def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
 
 
 class Vocab:
-    """Distinct text values numbered in order of first sight (code -1: null), with each value's number and
-    text features worked out once: the synthetic issues of one column re-count mostly the same values some
-    fifty times, which ``summarize_codes`` does from integer codes instead of pandas Series of text."""
+    """Distinct text values numbered as they come (code -1: null), with each value's number and text
+    features worked out once: the synthetic issues of one column re-count mostly the same values some fifty
+    times, which ``summarize_codes`` does from integer codes instead of pandas Series of text."""
 
     def __init__(self) -> None:
         self.index: dict[str | None, int] = {None: -1}
