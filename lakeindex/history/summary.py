@@ -400,5 +400,5 @@ def summarize_numbers(values: np.ndarray, non_null: int, rows: int, *, top_k: in
     if len(x):
         summary.sum, summary.min, summary.max = plain_number(x.sum()), plain_number(x[0]), plain_number(x[-1])
         summary.variance = float(x.var())
-        summary.quantiles = [plain_number(q) for q in np.quantile(x, QUANTILE_GRID, method="inverted_cdf")]
+        summary.quantiles = plain_numbers(np.quantile(x, QUANTILE_GRID, method="inverted_cdf"))
     return summary
