@@ -255,20 +255,8 @@ def summarize_series(series: pd.Series, kind: str | None = None, *, top_k: int =
 
 
 def _summarize_numeric(series: pd.Series, rows: int, limit: int, top_k: int) -> ColumnSummary:
-    nums = to_numbers(series)
-    non_null = int(series.notna().sum())
-    x = np.sort(nums[~np.isnan(nums)])
-    counts = pd.Series(x).value_counts(sort=False)
-    distinct = len(counts)
-    summary = ColumnSummary(NUMERIC, rows, non_null, len(x), distinct, True, int((counts == 1).sum()),
-                            top_k=top_k, values_tracked=False)
-    if distinct > limit:
-        summary.singleton_count = None
-    if len(x):
-        summary.sum, summary.min, summary.max = plain_number(x.sum()), plain_number(x[0]), plain_number(x[-1])
-        summary.variance = float(x.var())
-        summary.quantiles = [plain_number(q) for q in np.quantile(x, QUANTILE_GRID, method="inverted_cdf")]
-    return summary
+    return summarize_numbers(to_numbers(series), int(series.notna().sum()), rows, top_k=top_k,
+                             exact_distinct_limit=limit)
 
 
 def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
