@@ -152,32 +152,63 @@ def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataF
 def add_issue_features(record: BatchRecord, seed: int = 0, workers: int | None = None) -> BatchRecord:
     """The synthetic-issue features of a profiled batch (on its sample, scaled to its rows), in place; a
     no-op when they are there already or the sample is gone (a record read back from the repository).
+    See :class:`IssueFeatureJob` for the workers."""
+    return IssueFeatureJob(record, seed, workers).finish()
+
+
+class IssueFeatureJob:
+    """The synthetic-issue features of a profiled batch, computed from the moment it is created.
 
     Columns are independent, so they are spread over ``workers`` forked processes (default: one per core
     when the calling process is single-threaded; forking a threaded process, such as the service or a
-    Spark driver, could copy a held lock, so those compute in process). Results do not depend on it: each
-    variant draws from its own seeded generator."""
-    sample = record.sample
-    if record.issue_features or sample is None or not len(sample):
-        return record
-    scale = (record.notes.get("rows") or len(sample)) / len(sample)
-    previous = record.previous
-    jobs = [(previous.summaries.get(c) if previous is not None else None, c, s.kind)
-            for c, s in record.summaries.items() if c in sample.columns]
-    if workers is None:
-        workers = min(len(jobs), os.cpu_count() or 1) if threading.active_count() == 1 and _can_fork() else 1
-    if workers > 1 and len(jobs) > 1:
-        import multiprocessing
+    Spark driver, could copy a held lock, so those compute in process, in ``finish``). Results do not
+    depend on it: each variant draws from its own seeded generator. Started before a batch's verdict is
+    known (``validate-batch``), the workers run while the signals are evaluated; ``cancel`` drops them
+    when the batch is flagged (a flagged batch is never learned from)."""
 
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            pending = {c: pool.apply_async(issue_features, (prev, sample, c), {"seed": seed, "scale": scale,
-                                                                              "kind": kind})
-                       for prev, c, kind in jobs}
-            record.issue_features = {c: p.get() for c, p in pending.items()}
-    else:
-        record.issue_features = {c: issue_features(prev, sample, c, seed=seed, scale=scale, kind=kind)
-                                 for prev, c, kind in jobs}
-    return record
+    def __init__(self, record: BatchRecord, seed: int = 0, workers: int | None = None) -> None:
+        self.record, self.seed = record, seed
+        sample = record.sample
+        self.jobs: list[tuple[ColumnSummary | None, str, str]] = []
+        if not record.issue_features and sample is not None and len(sample):
+            previous = record.previous
+            self.jobs = [(previous.summaries.get(c) if previous is not None else None, c, s.kind)
+                         for c, s in record.summaries.items() if c in sample.columns]
+        self.scale = (record.notes.get("rows") or len(sample)) / len(sample) if self.jobs else 1.0
+        if workers is None:
+            workers = min(len(self.jobs), os.cpu_count() or 1) \
+                if threading.active_count() == 1 and _can_fork() else 1
+        self._pool: Any = None
+        self._pending: dict[str, Any] = {}
+        if workers > 1 and len(self.jobs) > 1:
+            import multiprocessing
+
+            self._pool = multiprocessing.get_context("fork").Pool(workers)
+            self._pending = {c: self._pool.apply_async(issue_features, (prev, sample, c),
+                                                       {"seed": seed, "scale": self.scale, "kind": kind})
+                             for prev, c, kind in self.jobs}
+
+    def finish(self) -> BatchRecord:
+        """Wait for the features and set them on the record (in place); returns the record."""
+        if not self.jobs:
+            return self.record
+        if self._pool is not None:
+            try:
+                self.record.issue_features = {c: p.get() for c, p in self._pending.items()}
+            finally:
+                self.cancel()
+        else:
+            self.record.issue_features = {
+                c: issue_features(prev, self.record.sample, c, seed=self.seed, scale=self.scale, kind=kind)
+                for prev, c, kind in self.jobs}
+        return self.record
+
+    def cancel(self) -> None:
+        """Stop the workers (their results are not needed); safe to call twice."""
+        if self._pool is not None:
+            self._pool.terminate()
+            self._pool.join()
+            self._pool = None
 
 
 def _can_fork() -> bool:

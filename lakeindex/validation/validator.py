@@ -19,7 +19,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.avh.from_history import DEFAULT_DELTA
-from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, add_issue_features, profile
+from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, IssueFeatureJob, profile
 from lakeindex.validation.avh import AVHSignal
 from lakeindex.validation.checks import ChecksSignal
 from lakeindex.validation.novelty import NoveltySignal
@@ -85,37 +85,54 @@ class BatchValidator:
         """The signals and the report for a batch already profiled (by Spark or pandas). A batch recorded as
         accepted gets its synthetic-issue features now (it becomes the batch AVH learns from); a checked or
         flagged one never pays for them. ``known``: every stored batch, light, if already read."""
+        # the features a passing batch needs start now, in worker processes while the signals run
+        job = IssueFeatureJob(new) if record else None
+        try:
+            report = self._report(history.dataset, new, clean, df)
+            if job is not None:
+                self._record(history, new, report, job, timestamp_ms, known)
+        finally:
+            if job is not None:
+                job.cancel()  # a flagged batch (or a failure) does not wait for them
+        return report
+
+    def _report(self, dataset: str, new: BatchRecord, clean: list[BatchRecord],
+                df: DataFrame | None) -> dict[str, Any]:
+        """Every signal on the batch, judged under its policy, and the verdict."""
         t1 = time.perf_counter()
         batch = BatchUnderTest(new, clean, df)
         signals = [self.judged(s.evaluate(batch), len(clean)) for s in self.signals]
         failing = [s["signal"] for s in signals if s["status"] == "failed" and s["severity"] == "error"]
         warnings = [s["signal"] for s in signals if s["status"] == "failed" and s["severity"] == "warn"]
-        verdict = "flagged" if failing else "passed"
-        report = {"dataset": history.dataset, "batch": new.batch_id, "verdict": verdict, "failing_signals": failing,
-                  "warning_signals": warnings, "warming_up": [s["signal"] for s in signals
-                                                              if s["status"] == "warming_up"],
-                  "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
-                  "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
-        if record:
-            history.claim(new.batch_id, known)  # the id is a unique key: concurrent validations record it once
-            new.status = ACCEPTED if verdict == "passed" else FLAGGED
-            new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
-            if failing:
-                new.notes["failing_signals"] = failing
-            if warnings:
-                new.notes["warning_signals"] = warnings
-            new.validation = stored_evidence(report)
-            try:
-                if not failing:  # it becomes the batch AVH learns from next
-                    t2 = time.perf_counter()
-                    add_issue_features(new)
-                    report["timing"]["issue_features_s"] = round(time.perf_counter() - t2, 3)
-                history.save(new)
-            except BaseException:
-                history.unclaim(new.batch_id)
-                raise
-            report["recorded_as"] = new.status
-        return report
+        return {"dataset": dataset, "batch": new.batch_id, "verdict": "flagged" if failing else "passed",
+                "failing_signals": failing, "warning_signals": warnings,
+                "warming_up": [s["signal"] for s in signals if s["status"] == "warming_up"],
+                "signals": signals, "rows": new.notes.get("rows"), "clean_history_batches": len(clean),
+                "timing": {"signals_s": round(time.perf_counter() - t1, 3)}}
+
+    @staticmethod
+    def _record(history: BatchHistory, new: BatchRecord, report: dict[str, Any], job: IssueFeatureJob,
+                timestamp_ms: int | None, known: list[BatchRecord] | None) -> None:
+        """Store the batch with its verdict: accepted with its synthetic-issue features, or flagged."""
+        failing, warnings = report["failing_signals"], report["warning_signals"]
+        history.claim(new.batch_id, known)  # the id is a unique key: concurrent validations record it once
+        new.status = ACCEPTED if not failing else FLAGGED
+        new.timestamp_ms = timestamp_ms or int(time.time() * 1000)
+        if failing:
+            new.notes["failing_signals"] = failing
+        if warnings:
+            new.notes["warning_signals"] = warnings
+        new.validation = stored_evidence(report)
+        try:
+            if not failing:  # it becomes the batch AVH learns from next
+                t2 = time.perf_counter()
+                job.finish()
+                report["timing"]["issue_features_s"] = round(time.perf_counter() - t2, 3)
+            history.save(new)
+        except BaseException:
+            history.unclaim(new.batch_id)
+            raise
+        report["recorded_as"] = new.status
 
 
 def stored_evidence(report: dict[str, Any]) -> dict[str, Any]:

@@ -51,7 +51,9 @@ class BatchTiming(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     signals_s: float
-    issue_features_s: float | None = Field(None, description="when the batch was recorded as accepted")
+    issue_features_s: float | None = Field(
+        None, description="when the batch was recorded as accepted: the wait for its synthetic-issue features after "
+                          "the signals (they are computed while the signals run)")
 
 
 class BatchReport(BaseModel):
