@@ -12,7 +12,13 @@ from query_service.settings import SERVE_WATCH_INTERVAL, Settings
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    import gc
+
     import uvicorn
+
+    from lakeindex.cli import INTERPRETER_GC_THRESHOLD
+
+    gc.set_threshold(*INTERPRETER_GC_THRESHOLD)  # a long-running process: not the one-shot commands' setting
 
     from lakeindex.index.store import IndexReader
     from query_service.app import create_app

@@ -108,3 +108,23 @@ def test_validate_exit_codes(locale_index, tmp_path, capsys):
     assert out["flagged"] and out["offending_sample"][0]["value"] in ("en-US", "de-DE")
     (tmp_path / "bad.json").write_text("{")
     assert main(["validate", "--rule", str(tmp_path / "bad.json"), "--values", str(values)]) == 2
+
+
+def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):
+    """The console script tunes the collector for one-shot commands; ``serve`` stays up, so it runs with
+    CPython's documented default thresholds (700, 10, 10), under which its latency was measured."""
+    import gc
+
+    import uvicorn
+
+    from lakeindex.cli import CONSOLE_GC_THRESHOLD
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: seen.setdefault("threshold", gc.get_threshold()))
+    before = gc.get_threshold()
+    gc.set_threshold(*CONSOLE_GC_THRESHOLD)  # as console_main leaves it
+    try:
+        assert main(["serve", "--index", str(index)]) == 0
+    finally:
+        gc.set_threshold(*before)
+    assert seen["threshold"] == (700, 10, 10)

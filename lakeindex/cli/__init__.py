@@ -33,6 +33,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_FLAGGED", "EXIT_INTERNAL", "EXIT_OK", "UsageE
 # numpy, pandas, pyarrow and scipy grows it to ~10^6 objects, and those collections cost 0.1-0.4 s of a
 # command that should take 2 s (issue 15). Young collections every 50,000 allocations still reclaim cycles.
 CONSOLE_GC_THRESHOLD = (50_000, 20, 20)
+INTERPRETER_GC_THRESHOLD = gc.get_threshold()  # as the interpreter set it: for commands that stay up (serve)
 
 COMMAND_GROUP = "lakeindex.commands"
 
@@ -62,7 +63,8 @@ def console_main() -> int:
 
     Only here (not in ``main``, which tests and jobs call in long-lived processes) the collector is tuned
     for a short process, and the objects alive at the end are frozen, so the interpreter's exit skips a
-    last full collection over every imported module's objects (~0.1 s).
+    last full collection over every imported module's objects (~0.1 s). A command that stays up (``serve``)
+    puts ``INTERPRETER_GC_THRESHOLD`` back: its latency was measured with the interpreter's collector.
     """
     gc.set_threshold(*CONSOLE_GC_THRESHOLD)
     try:
