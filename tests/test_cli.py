@@ -114,6 +114,7 @@ def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):
     """The console script tunes the collector for one-shot commands; ``serve`` stays up, so it runs with
     CPython's documented default thresholds (700, 10, 10), under which its latency was measured."""
     import gc
+    import logging.config
 
     import uvicorn
 
@@ -121,6 +122,9 @@ def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):
 
     seen = {}
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: seen.setdefault("threshold", gc.get_threshold()))
+    # serve configures the process's logging: keep the test process's (pytest's streams close after the test)
+    monkeypatch.setattr(logging.config, "dictConfig", lambda config: None)
+    monkeypatch.setattr(logging, "captureWarnings", lambda capture: None)
     before = gc.get_threshold()
     gc.set_threshold(*CONSOLE_GC_THRESHOLD)  # as console_main leaves it
     try:
