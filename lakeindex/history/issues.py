@@ -268,25 +268,36 @@ def _distribution(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Ge
 _CLASSES = ((48, 10), (97, 26), (65, 26))  # (first code point, size): digits, lower, upper ASCII letters
 
 
+def _typo_text(values: list[str], kind: str) -> tuple[np.ndarray, np.ndarray, str]:
+    """The values joined by a separator none contains, as code points, with each one's class in the kind's
+    ``_CLASSES`` (-1: not perturbable), and the separator."""
+    sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
+    cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
+    which = np.full(len(cps), -1)
+    for c, (base, size) in enumerate(_CLASSES[:1] if kind == NUMERIC else _CLASSES):
+        which[(cps >= base) & (cps < base + size)] = c
+    return cps, which, sep
+
+
+def _typos(cps: np.ndarray, which: np.ndarray, rng: np.random.Generator, p: float) -> np.ndarray:
+    """Replace p of the perturbable code points, in place, by another of the same class; the positions."""
+    chosen = _pick(rng, np.flatnonzero(which >= 0), p)
+    u = rng.random(len(chosen))
+    for c, (base, size) in enumerate(_CLASSES):  # a class absent from ``which`` changes nothing
+        mine = which[chosen] == c
+        shift = 1 + (u[mine] * (size - 1)).astype(np.uint32)  # 1..size-1: always a different character
+        cps[chosen[mine]] = base + (cps[chosen[mine]] - base + shift) % size
+    return chosen
+
+
 def _typo(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
           p: float) -> pd.Series:
     strings = _strings(s)
     nn = _nonnull(strings)
     if len(nn) == 0:
         return _back(s, strings)
-    values = [str(v) for v in strings[nn]]
-    sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
-    cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
-    classes = _CLASSES[:1] if kind == NUMERIC else _CLASSES
-    which = np.full(len(cps), -1)
-    for c, (base, size) in enumerate(classes):
-        which[(cps >= base) & (cps < base + size)] = c
-    chosen = _pick(rng, np.flatnonzero(which >= 0), p)
-    u = rng.random(len(chosen))
-    for c, (base, size) in enumerate(classes):
-        mine = which[chosen] == c
-        shift = 1 + (u[mine] * (size - 1)).astype(np.uint32)  # 1..size-1: always a different character
-        cps[chosen[mine]] = base + (cps[chosen[mine]] - base + shift) % size
+    cps, which, sep = _typo_text([str(v) for v in strings[nn]], kind)
+    _typos(cps, which, rng, p)
     strings[nn] = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
     return _back(s, strings)
 
@@ -413,12 +424,7 @@ class _Column:
         value each belongs to (its rank among the non-null values) and the separator."""
         if self._typo is None:
             values = [self.vocab.values[c] for c in self.codes[self.codes >= 0].tolist()]
-            sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
-            cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
-            classes = _CLASSES[:1] if self.kind == NUMERIC else _CLASSES
-            which = np.full(len(cps), -1)
-            for c, (base, size) in enumerate(classes):
-                which[(cps >= base) & (cps < base + size)] = c
+            cps, which, sep = _typo_text(values, self.kind)
             lengths = np.fromiter((len(v) + 1 for v in values), dtype=np.int64, count=len(values))
             owner = np.repeat(np.arange(len(values)), lengths)[:len(cps)]
             self._typo = cps, which, owner, sep
@@ -502,13 +508,7 @@ def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarra
         return col.finished(col.codes.copy())
     cps, which, owner, sep = col.typo_text()
     cps = cps.copy()
-    classes = _CLASSES[:1] if col.kind == NUMERIC else _CLASSES
-    chosen = _pick(rng, np.flatnonzero(which >= 0), p)
-    u = rng.random(len(chosen))
-    for c, (base, size) in enumerate(classes):
-        mine = which[chosen] == c
-        shift = 1 + (u[mine] * (size - 1)).astype(np.uint32)  # 1..size-1: always a different character
-        cps[chosen[mine]] = base + (cps[chosen[mine]] - base + shift) % size
+    chosen = _typos(cps, which, rng, p)
     touched = np.unique(owner[chosen])
     edited = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
     out = col.codes.copy()
