@@ -92,7 +92,7 @@ def validate_batch(request: Request, body: BatchRequest,
     """Schema, AVH, kNN and pattern signals for one batch, with their evidence, in one report."""
     import pandas as pd
 
-    from lakeindex.history.batches import ACCEPTED, BatchAlreadyRecorded, BatchHistory, profile_frame
+    from lakeindex.history.batches import BatchAlreadyRecorded, BatchHistory, profile_frame
 
     repo = request.app.state.settings.repository
     if not repo:
@@ -106,16 +106,17 @@ def validate_batch(request: Request, body: BatchRequest,
         if len(name) > 1024:
             raise HTTPException(status_code=422, detail="column name over 1024 characters")
     history = BatchHistory(repo, body.dataset)
+    known = history.light_records()  # one repository read for the duplicate-id checks and the clean history
     try:
-        history.ensure_new(body.batch)
+        history.ensure_new(body.batch, known)
     except BatchAlreadyRecorded as exc:
         raise HTTPException(status_code=409, detail=str(exc)) from exc
-    clean = history.records(ACCEPTED, light=True)
+    clean = history.with_latest_in_full(history.clean_of(known))
     if not clean:  # the service profiles against the latest clean batch: onboarding goes through the CLI
         raise HTTPException(status_code=404, detail=f"no clean history for dataset {body.dataset!r}")
     pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in body.columns.items()})
     new = profile_frame(pdf, body.batch, clean[-1], issues=False)  # added by validate() if accepted
     try:
-        return validator.validate(history, new, clean, record=body.record)
+        return validator.validate(history, new, clean, record=body.record, known=known)
     except BatchAlreadyRecorded as exc:  # another request recorded this id meanwhile
         raise HTTPException(status_code=409, detail=str(exc)) from exc
