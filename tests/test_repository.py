@@ -9,12 +9,14 @@ import re
 import time
 from pathlib import Path
 
+import numpy as np
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
 from lakeindex.metrics.metric import Metric
-from lakeindex.repository import AnalysisResult, FileSystemMetricsRepository, RepositoryError, ResultKey
-from lakeindex.repository.rows import metric_rows
+from lakeindex.repository import AnalysisResult, FileSystemMetricsRepository, RepositoryError, ResultKey, arrow_columns
+from lakeindex.repository.rows import SCHEMA, metric_rows
 
 
 def size(v: float) -> Metric:
@@ -382,3 +384,49 @@ def test_spark_reads_the_same_rows_as_pyarrow(spark, tmp_path):
     assert _comparable([r.asDict() for r in base.as_dataframe(spark).collect()]) == _comparable(rows)
     empty = FileSystemMetricsRepository(tmp_path / "missing").load().as_dataframe(spark)
     assert empty.count() == 0 and "written_at_ns" in empty.columns
+
+
+def test_metrics_rows_are_the_arrow_tables_pyarrow_builds():
+    """Saves build their Arrow columns from buffers (pyarrow's converter from Python values imports pandas):
+    the table must be the one ``pa.Table.from_pydict`` builds, nulls, NaN, ±inf, unicode and maps included."""
+    rng = np.random.default_rng(0)
+    n = 64
+    cols: dict[str, list] = {}
+    for f in SCHEMA:
+        if f.type == pa.string():
+            cols[f.name] = [None if (f.nullable and rng.random() < 0.3) else "é" * int(rng.integers(0, 4)) + str(i)
+                            for i in range(n)]
+        elif f.type == pa.int64():
+            cols[f.name] = [None if (f.nullable and rng.random() < 0.3) else int(rng.integers(-2**62, 2**62))
+                            for _ in range(n)]
+        elif f.type == pa.float64():
+            cols[f.name] = [None if rng.random() < 0.3 else float(rng.choice([0.5, -1e300, math.inf, math.nan]))
+                            for _ in range(n)]
+        else:
+            cols[f.name] = [None if rng.random() < 0.2 else [(f"k{j}", f"v{j}") for j in range(int(rng.integers(0, 3)))]
+                            for _ in range(n)]
+    got = arrow_columns.table(cols, SCHEMA)
+    expected = pa.Table.from_pydict(cols, schema=SCHEMA)
+    got.validate(full=True)
+    assert got.schema.equals(expected.schema)
+    for name in SCHEMA.names:  # Table.equals would count NaN != NaN
+        assert repr(got[name].to_pylist()) == repr(expected[name].to_pylist()), name
+        assert got[name].null_count == expected[name].null_count
+    assert got.drop_columns(["value"]).equals(expected.drop_columns(["value"]))
+    with pytest.raises(TypeError, match="'dataset'"):
+        arrow_columns.table({**cols, "dataset": [1] * n}, SCHEMA)
+    with pytest.raises(ValueError, match="'write_id' may not hold nulls"):
+        arrow_columns.table({**cols, "write_id": [None] * n}, SCHEMA)
+
+
+def test_a_file_without_a_newer_column_reads_it_as_null(tmp_path):
+    """Files are read one by one (not by a dataset scan, whose import pulls in pandas): a file written before a
+    column existed still reads, the column null, as a scan with the schema gave."""
+    repo = FileSystemMetricsRepository(str(tmp_path))
+    repo.save("d", ResultKey(5, {"b": "1"}), [Metric("Size", "Size", "*", "Dataset", 3.0, extra={"k": 1})])
+    (path,) = (tmp_path / "dataset=d").glob("*.parquet")
+    old = pq.read_table(path).drop_columns(["extra_json"])
+    path.unlink()
+    pq.write_table(old, path)
+    (result,) = repo.load().for_dataset("d").get()
+    assert [m.value for m in result.metrics] == [3.0] and result.metrics[0].extra == {}

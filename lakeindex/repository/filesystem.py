@@ -33,14 +33,12 @@ import re
 import threading
 import time
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote
 
 import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.dataset as ds
 import pyarrow.parquet as pq
 
 from lakeindex.atomic_publish import fsync_dir, write_atomically
@@ -197,11 +195,18 @@ class FileSystemMetricsRepository:
         """Names of the datasets that have at least one saved result."""
         return sorted(unquote(d.name[len(PARTITION_PREFIX):]) for d in self._dataset_dirs() if self._files(d))
 
-    def read_table(self, f: QueryFilter) -> pa.Table:
-        """Rows matching ``f``, latest save per key only (used by MetricsQuery; marker rows included)."""
+    def read_rows(self, f: QueryFilter) -> list[dict[str, Any]]:
+        """Rows matching ``f`` as dicts, latest save per key only (used by MetricsQuery; marker rows included).
+
+        Filtered and deduplicated in Python on each file's rows: the repository is small (one row per metric),
+        and building Arrow arrays or scalars from Python values imports pandas (0.5 s), a quarter of a history
+        command's budget."""
         names = [f.dataset] if f.dataset is not None else self.datasets()
-        tables = [self._read_dir(self.path / quote_dataset(n), f, n)[0] for n in names]
-        return pa.concat_tables(tables) if tables else SCHEMA.empty_table()
+        return [row for n in names for row in self._read_dir(self.path / quote_dataset(n), f, n)[0]]
+
+    def read_table(self, f: QueryFilter) -> pa.Table:
+        """``read_rows`` as an Arrow table of ``SCHEMA``."""
+        return pa.Table.from_pylist(self.read_rows(f), schema=SCHEMA)
 
     def spark_dataframe(self, spark: SparkSession, f: QueryFilter) -> DataFrame:
         """Rows matching ``f`` read by Spark, only from the selected datasets' directories."""
@@ -235,48 +240,48 @@ class FileSystemMetricsRepository:
             out.append(Path(e.path))
         return sorted(out)
 
-    def _read_dir(self, directory: Path, f: QueryFilter, dataset: str | None) -> tuple[pa.Table, list[Path]]:
+    def _read_dir(self, directory: Path, f: QueryFilter,
+                  dataset: str | None) -> tuple[list[dict[str, Any]], list[Path]]:
         """Latest-save rows of one directory (``dataset=None``: every dataset in it) and the files read.
 
         A file listed but gone when opened was compacted away meanwhile: list again.
         """
-        expr = ds.scalar(True)
-        if dataset is not None:
-            expr = ds.field("dataset") == dataset  # also guards against case-insensitive directory names
-        if f.after is not None:
-            expr &= ds.field("timestamp_ms") >= f.after
-        if f.before is not None:
-            expr &= ds.field("timestamp_ms") <= f.before
+        def keep(row: dict[str, Any]) -> bool:
+            ts = row["timestamp_ms"]
+            return ((dataset is None or row["dataset"] == dataset)  # also guards against case-insensitive names
+                    and (f.after is None or ts >= f.after) and (f.before is None or ts <= f.before))
+
         for _ in range(_LIST_ATTEMPTS):
             files = self._files(directory, f.after, f.before)
             if not files:
-                return SCHEMA.empty_table(), []
+                return [], []
             try:
-                table = self._scan(files, expr)
+                rows = self._scan(files, keep)
             except FileNotFoundError:
                 if all(p.exists() for p in files):
                     raise
                 continue
-            return _latest(table, f), files
+            return _latest(rows, f), files
         raise RepositoryError(f"files under {directory} kept disappearing while being read "
                               f"({_LIST_ATTEMPTS} attempts); is a compaction looping?")
 
     @staticmethod
-    def _scan(files: list[Path], expr: ds.Expression) -> pa.Table:
-        """Read the files into one table with a ``_file`` column naming each row's source file."""
-        batches, sources = [], []
+    def _scan(files: list[Path], keep: Callable[[dict[str, Any]], bool]) -> list[dict[str, Any]]:
+        """The rows of the files for which ``keep`` is true, in file order, each with a ``_file`` key naming
+        its source file."""
+        rows = []
         try:
-            scanner = ds.dataset([str(p) for p in files], schema=SCHEMA, format="parquet").scanner(filter=expr)
-            for tagged in scanner.scan_batches():
-                if tagged.record_batch.num_rows:
-                    batches.append(tagged.record_batch)
-                    sources.append(pa.array([tagged.fragment.path] * tagged.record_batch.num_rows, pa.string()))
+            for p in files:
+                source = str(p)
+                for row in _read_file(p).to_pylist():
+                    if keep(row):
+                        row["_file"] = source
+                        rows.append(row)
         except FileNotFoundError:
             raise
         except (pa.ArrowException, OSError) as exc:
             raise _unreadable(files, exc) from exc
-        table = pa.Table.from_batches(batches, schema=SCHEMA)
-        return table.append_column("_file", pa.chunked_array(sources, pa.string()))
+        return rows
 
     # ---- maintenance ---------------------------------------------------------------------------------
     def gc_temp(self, older_than_s: float = 3600) -> list[str]:
@@ -302,11 +307,12 @@ class FileSystemMetricsRepository:
         (files published meanwhile are kept) and readers (see the module docstring).
         """
         directory = self.path / quote_dataset(dataset)
-        table, files = self._read_dir(directory, QueryFilter(), None)  # every dataset sharing the directory
+        rows, files = self._read_dir(directory, QueryFilter(), None)  # every dataset sharing the directory
         if len(files) <= 1:
             return None
-        table = table.take(pc.sort_indices(table, [("timestamp_ms", "ascending")]))  # stable: save order kept
-        lo, hi = pc.min(table["timestamp_ms"]).as_py(), pc.max(table["timestamp_ms"]).as_py()
+        rows.sort(key=lambda r: r["timestamp_ms"])  # stable: save order kept
+        table = pa.Table.from_pylist(rows, schema=SCHEMA)
+        lo, hi = rows[0]["timestamp_ms"], rows[-1]["timestamp_ms"]
         new = self._publish(directory, f"compact-{lo}-{hi}-{uuid.uuid4().hex}.parquet", table)
         for p in files:
             p.unlink(missing_ok=True)
@@ -315,37 +321,46 @@ class FileSystemMetricsRepository:
         return str(new)
 
 
-def _latest(table: pa.Table, f: QueryFilter) -> pa.Table:
-    """Keep the rows of the latest save of each key passing the tag filter, each save from one file only."""
-    if table.num_rows == 0:
-        return table.drop_columns(["_file"])
-    saves = table.select([*_KEY_COLUMNS, "written_at_ns", "write_id", "_file"]).group_by(
-        [*_KEY_COLUMNS, "written_at_ns", "write_id", "_file"], use_threads=False).aggregate([])
+def _latest(rows: list[dict[str, Any]], f: QueryFilter) -> list[dict[str, Any]]:
+    """Keep the rows of the latest save of each key passing the tag filter, each save from one file only
+    (``_file`` dropped)."""
     tags_ok: dict[str, bool] = {}
     best: dict[tuple[str, int, str], tuple[int, str, str]] = {}
-    for s in saves.to_pylist():
-        tj = s["tags_json"]
+    for r in rows:
+        tj = r["tags_json"]
         if tj not in tags_ok:
             tags_ok[tj] = f.matches_tags(json.loads(tj))
         if not tags_ok[tj]:
             continue
-        key, cand = (s["dataset"], s["timestamp_ms"], tj), (s["written_at_ns"], s["write_id"], s["_file"])
+        key, cand = (r["dataset"], r["timestamp_ms"], tj), (r["written_at_ns"], r["write_id"], r["_file"])
         if key not in best or cand > best[key]:
             best[key] = cand
-    winners = pa.array(sorted(f"{w}\x00{p}" for _, w, p in best.values()), pa.string())
-    mask = pc.is_in(pc.binary_join_element_wise(table["write_id"], table["_file"], "\x00"), value_set=winners)
-    if f.analyzers is not None:
-        wanted = pa.array(sorted(f.analyzers), pa.string())
-        by_analyzer = pc.or_(pc.is_in(table["analyzer"], value_set=wanted), pc.is_in(table["name"], value_set=wanted))
-        mask = pc.and_(mask, pc.fill_null(by_analyzer, False))
-    return table.filter(mask).drop_columns(["_file"])
+    winners = {(w, p) for _, w, p in best.values()}
+    wanted = f.analyzers
+    out = []
+    for r in rows:
+        if (r["write_id"], r.pop("_file")) in winners and (
+                wanted is None or r["analyzer"] in wanted or r["name"] in wanted):
+            out.append(r)
+    return out
+
+
+def _read_file(path: Path) -> pa.Table:
+    """One metrics file in ``SCHEMA`` (a column a file lacks is null, as a dataset scan with the schema gives)."""
+    with pq.ParquetFile(str(path)) as pf:
+        table = pf.read()
+    if table.schema.equals(SCHEMA, check_metadata=False):
+        return table
+    n = table.num_rows
+    return pa.Table.from_arrays([table[f.name].cast(f.type) if f.name in table.column_names else pa.nulls(n, f.type)
+                                 for f in SCHEMA], schema=SCHEMA)
 
 
 def _unreadable(files: list[Path], exc: Exception) -> RepositoryError:
     """An error naming the first file that cannot be read on its own (or all files, if none fails alone)."""
     for p in files:
         try:
-            ds.dataset(str(p), schema=SCHEMA, format="parquet").to_table()
+            _read_file(p)
         except FileNotFoundError:
             continue
         except (pa.ArrowException, OSError) as file_exc:

@@ -18,7 +18,6 @@ from lakeindex.repository.result_key import ResultKey
 from lakeindex.repository.rows import plain_row, row_to_metric
 
 if TYPE_CHECKING:
-    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
 
@@ -76,7 +75,7 @@ class QueryFilter:
 class QueryBackend(Protocol):
     """What a repository implements so that ``MetricsQuery`` can run against it."""
 
-    def read_table(self, f: QueryFilter) -> pa.Table: ...
+    def read_rows(self, f: QueryFilter) -> list[dict[str, Any]]: ...
 
     def spark_dataframe(self, spark: SparkSession, f: QueryFilter) -> DataFrame: ...
 
@@ -130,7 +129,7 @@ class MetricsQuery:
         With an analyzer filter, results with no matching metric are left out.
         """
         groups: dict[tuple[str, int, str], list[Metric]] = {}
-        for row in self.backend.read_table(self.filter).to_pylist():
+        for row in self.backend.read_rows(self.filter):
             metrics = groups.setdefault((row["dataset"], row["timestamp_ms"], row["tags_json"]), [])
             if row["analyzer"] is not None:
                 metrics.append(row_to_metric(row))
@@ -140,8 +139,7 @@ class MetricsQuery:
 
     def get_rows(self) -> list[dict[str, Any]]:
         """Matching metrics as flat stored rows (one per metric; ``tags`` as a dict), sorted by timestamp."""
-        table = self.backend.read_table(self.filter)
-        rows = [plain_row(r) for r in table.to_pylist() if r["analyzer"] is not None]
+        rows = [plain_row(r) for r in self.backend.read_rows(self.filter) if r["analyzer"] is not None]
         rows.sort(key=lambda r: (r["timestamp_ms"], r["dataset"], r["tags_json"]))
         return rows
 

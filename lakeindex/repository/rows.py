@@ -15,6 +15,7 @@ from typing import Any
 import pyarrow as pa
 
 from lakeindex.metrics.metric import Metric
+from lakeindex.repository import arrow_columns
 from lakeindex.repository.result_key import ResultKey
 
 FORMAT_VERSION = "1"
@@ -79,7 +80,7 @@ def metric_rows(dataset: str, key: ResultKey, metrics: list[Metric], written_at_
         cols["value_json"].append(None if scalar or v is None else _dumps(v, f"value of metric {m.analyzer}"))
         cols["error"].append(m.error)
         cols["extra_json"].append(_dumps(m.extra, f"extra of metric {m.analyzer}") if m.extra else None)
-    return pa.Table.from_pydict(cols, schema=SCHEMA)
+    return arrow_columns.table(cols, SCHEMA)  # not pa.Table.from_pydict: it would import pandas
 
 
 def row_to_metric(row: dict[str, Any]) -> Metric:
