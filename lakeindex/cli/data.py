@@ -32,16 +32,17 @@ def read_data(args: argparse.Namespace) -> Any:
 
 
 def read_batch(args: argparse.Namespace) -> Any:
-    """A history command's DATA: pandas for a small local batch (no JVM, ``lakeindex.lake.local_dataset``),
-    else a Spark DataFrame. ``--engine spark`` always starts Spark; ``--engine local`` refuses rather than
-    falling back, naming what only Spark can read."""
+    """A history command's DATA: for a small local batch (no JVM, ``lakeindex.lake.local_dataset``) a
+    ``TextFrame`` when its columns are text (no pandas either), else pandas; otherwise a Spark DataFrame.
+    ``--engine spark`` always starts Spark; ``--engine local`` refuses rather than falling back, naming
+    what only Spark can read."""
     engine = getattr(args, "engine", "spark")
     if engine != "spark":
         from lakeindex.lake.local_dataset import read_local
 
         got = read_local(args.data, args.format, infer_schema=args.infer_schema, schema=getattr(args, "schema", None))
-        if got.frame is not None:
-            return got.frame
+        if got.table is not None:
+            return got.batch()
         if engine == "local":
             from lakeindex.lake.dataset import DatasetError
 

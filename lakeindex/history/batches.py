@@ -35,6 +35,7 @@ from lakeindex.history.batch_metrics import features as history_features
 from lakeindex.history.issues import issue_features
 from lakeindex.history.kinds import NUMERIC
 from lakeindex.history.summary import ColumnSummary
+from lakeindex.lake.text_frame import TextFrame, present_text
 from lakeindex.metrics.metric import Metric
 from lakeindex.novelty.features import novelty_features
 from lakeindex.repository import FileSystemMetricsRepository, ResultKey
@@ -66,7 +67,7 @@ class BatchRecord:
     validation: dict[str, Any] | None = None
     # the bounded sample the record was profiled on: kept in memory (never stored) so that the
     # synthetic-issue features can be added once the batch is known to be accepted
-    sample: pd.DataFrame | None = field(default=None, repr=False, compare=False)
+    sample: pd.DataFrame | TextFrame | None = field(default=None, repr=False, compare=False)
     previous: BatchRecord | None = field(default=None, repr=False, compare=False)
 
     def key(self) -> ResultKey:
@@ -133,7 +134,7 @@ def _previous_kinds(previous: BatchRecord | None) -> dict[str, str]:
     return {c: s.kind for c, s in previous.summaries.items()} if previous is not None else {}
 
 
-def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataFrame, rows: int,
+def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataFrame | TextFrame, rows: int,
             previous: BatchRecord | None, seed: int, issues: bool) -> BatchRecord:
     """Features against ``previous``, value samples and, with ``issues``, the synthetic-issue features."""
     feats, values = {}, {}
@@ -141,7 +142,7 @@ def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataF
         prev = previous.summaries.get(c) if previous is not None else None
         feats[c] = history_features(prev, s)
         if len(sample) and c in sample.columns and s.kind != NUMERIC:
-            values[c] = sample[c].dropna().astype(str).head(VALUE_SAMPLE).tolist()
+            values[c] = present_text(sample, c)[:VALUE_SAMPLE]
     record = BatchRecord(batch_id, summaries, feats, {}, novelty_features(summaries, sample), values,
                          notes={"rows": rows, "sample_rows": len(sample)}, sample=sample, previous=previous)
     if issues:
@@ -275,14 +276,31 @@ def profile_frame(pdf: pd.DataFrame, batch_id: str, previous: BatchRecord | None
     return _record(batch_id, summaries, frame_sample(pdf), len(pdf), previous, seed, issues)
 
 
+def profile_text(frame: TextFrame, batch_id: str, previous: BatchRecord | None, seed: int = 0,
+                 issues: bool = True) -> BatchRecord:
+    """``profile_frame`` of a batch of text columns without pandas: the same record as for its pandas frame
+    (``tests/test_text_frame.py``), for local files read as text (``lakeindex.lake.text_frame``)."""
+    from lakeindex.history.summary import summarize_text
+
+    kinds = _previous_kinds(previous)
+    summaries = {c: summarize_text(frame[c], kinds.get(c)) for c in frame.columns}
+    sample = frame if len(frame) <= SAMPLE_ROWS else frame.sample(SAMPLE_ROWS, seed=7)  # as ``frame_sample``
+    return _record(batch_id, summaries, sample, len(frame), previous, seed, issues)
+
+
 def profile(data: Any, batch_id: str, previous: BatchRecord | None, seed: int = 0,
             issues: bool = True) -> BatchRecord:
-    """``profile_frame`` for a pandas DataFrame, ``profile_batch`` for a Spark one."""
+    """``profile_text`` for a TextFrame, ``profile_frame`` for a pandas DataFrame, ``profile_batch`` for a
+    Spark one (pandas is imported only for a pandas frame: a Spark DataFrame is told by its session)."""
+    if isinstance(data, TextFrame):
+        return profile_text(data, batch_id, previous, seed, issues)
+    if hasattr(data, "sparkSession"):
+        return profile_batch(data, batch_id, previous, seed, issues)
     import pandas as pd
 
     if isinstance(data, pd.DataFrame):
         return profile_frame(data, batch_id, previous, seed, issues)
-    return profile_batch(data, batch_id, previous, seed, issues)
+    raise TypeError(f"a batch is a pandas, Spark or text frame, not {type(data).__name__}")
 
 
 class EmptyBatch(ValueError):
@@ -373,7 +391,7 @@ class BatchHistory:
         """Release a claim whose batch could not be recorded, so that the id can be retried."""
         self.repo.release(self.dataset, f"batch:{batch_id}")
 
-    def add(self, df: DataFrame | pd.DataFrame, batch_id: str, status: str = ACCEPTED,
+    def add(self, df: DataFrame | pd.DataFrame | TextFrame, batch_id: str, status: str = ACCEPTED,
             timestamp_ms: int | None = None, seed: int = 0, issues: bool = True) -> BatchRecord:
         """Profile ``df`` (Spark or pandas) against the latest accepted batch and store it; a batch id may be
         added once. ``issues=False`` skips the synthetic-issue features (a backfill's batches that will not

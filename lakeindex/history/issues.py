@@ -62,12 +62,12 @@ import string
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from lakeindex.history.batch_metrics import features
-from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind
+from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind, infer_text_kind
 from lakeindex.history.summary import (
     DEFAULT_EXACT_DISTINCT_LIMIT,
     DEFAULT_TOP_K,
@@ -80,11 +80,15 @@ from lakeindex.history.summary import (
     to_numbers,
     to_text,
 )
+from lakeindex.lake.text_frame import TextFrame
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BOTH: tuple[str, ...] = (NUMERIC, CATEGORICAL)
 INSERT_POOL = string.ascii_letters + string.digits + string.punctuation
 
-Apply = Callable[[pd.Series, pd.DataFrame, str, np.random.Generator, str], pd.Series]
+Apply = Callable[["pd.Series", "pd.DataFrame", str, np.random.Generator, str], "pd.Series"]
 
 
 @dataclass(frozen=True)
@@ -144,11 +148,15 @@ def _strings(s: pd.Series) -> np.ndarray:
 
 def _back(original: pd.Series, strings: np.ndarray) -> pd.Series:
     """Edited strings in the original representation: parsed to float64 for numeric dtypes."""
+    import pandas as pd
+
     out = pd.Series(strings, dtype=object)
     return pd.Series(to_numbers(out)) if has_numeric_dtype(original) else out
 
 
 def _nonnull(strings: np.ndarray) -> np.ndarray:
+    import pandas as pd
+
     return np.flatnonzero(pd.notna(strings))
 
 
@@ -163,20 +171,27 @@ def _complete(s: pd.Series, kind: str) -> np.ndarray:
 # ------------------------------------------------------------------------------------------ the types
 
 
-def _donor_position(df: pd.DataFrame, column: str, kind: str) -> int | None:
+def _kind_at(df: pd.DataFrame | TextFrame, j: int) -> str:
+    """``infer_kind`` of the ``j``-th column."""
+    return infer_text_kind(df.column_at(j)) if isinstance(df, TextFrame) else infer_kind(df.iloc[:, j])
+
+
+def _donor_position(df: pd.DataFrame | TextFrame, column: str, kind: str) -> int | None:
     """Position of the nearest column of the same kind (right before left), else of the nearest column;
     None when the column is alone."""
     names = list(df.columns)
     i = names.index(column)
     order = [j for d in range(1, len(names)) for j in (i + d, i - d) if 0 <= j < len(names)]
     for j in order:
-        if infer_kind(df.iloc[:, j]) == kind:
+        if _kind_at(df, j) == kind:
             return j
     return order[0] if order else None
 
 
 def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n: int) -> pd.Series:
     """The neighbouring column of the same kind (else the nearest column; else shuffled own values)."""
+    import pandas as pd
+
     j = _donor_position(df, column, kind)
     if j is not None:
         return df.iloc[:, j].reset_index(drop=True)
@@ -186,6 +201,8 @@ def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n
 
 def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
                    p: float) -> pd.Series:
+    import pandas as pd
+
     donor = _donor(df, column, kind, rng, len(s))
     idx = _pick(rng, np.arange(len(s)), p)
     if has_numeric_dtype(s):  # a typed column parses what it receives: text that is not a number becomes NaN
@@ -199,6 +216,8 @@ def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.G
 
 def _unit_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
                  factor: float) -> pd.Series:
+    import pandas as pd
+
     nums = to_numbers(s) * factor
     if has_numeric_dtype(s):
         return pd.Series(nums)
@@ -226,6 +245,8 @@ def _casing(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generato
 
 def _blank(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *, p: float,
            null: bool) -> pd.Series:
+    import pandas as pd
+
     idx = _pick(rng, np.arange(len(s)), p)
     if has_numeric_dtype(s):
         out = s.to_numpy(dtype=float, na_value=np.nan).copy()
@@ -238,6 +259,8 @@ def _blank(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator
 
 def _volume(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
             factor: float) -> pd.Series:
+    import pandas as pd
+
     n = len(s)
     if factor >= 1:
         extra = rng.integers(0, n, size=int(round((factor - 1) * n))) if n else np.array([], dtype=int)
@@ -247,6 +270,8 @@ def _volume(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generato
 
 def _distribution(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
                   head: bool, p: float) -> pd.Series:
+    import pandas as pd
+
     pos = _complete(s, kind)
     if len(pos) == 0:
         return s.copy()
@@ -304,6 +329,8 @@ def _typo(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator,
 
 def _edit_chars(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
                 p: float, insert: bool) -> pd.Series:
+    import pandas as pd
+
     strings = _strings(s)
     if kind == NUMERIC:
         cand = np.flatnonzero(~np.isnan(to_numbers(pd.Series(strings, dtype=object))))
@@ -347,26 +374,32 @@ class _Column:
     ±inf kept, as the Series ``apply`` returns; ``nums``: ``to_numbers``) with ``codes`` spelling them as
     ``_strings`` does, for the character-level issues."""
 
-    def __init__(self, df: pd.DataFrame, column: str, kind: str) -> None:
+    def __init__(self, df: pd.DataFrame | TextFrame, column: str, kind: str) -> None:
         self.df, self.column, self.kind = df, column, kind
+        self.vocab = Vocab()
+        self.raw = self.nums = np.zeros(0)
+        self._donor: np.ndarray | None = None
+        self._typo: tuple[np.ndarray, np.ndarray, np.ndarray, str] | None = None
+        self._rank: np.ndarray | None = None
+        if isinstance(df, TextFrame):  # text already: what ``to_text`` (and ``_strings``) of it would give
+            self.floats, self.codes = False, self.vocab.codes(df[column])
+            self.n = len(self.codes)
+            return
         s = df[column].reset_index(drop=True)
         self.n = len(s)
         self.floats = kind == NUMERIC and has_numeric_dtype(s)
-        self.vocab = Vocab()
-        self.raw = self.nums = np.zeros(0)
         if self.floats:
             self.raw, self.nums = s.to_numpy(dtype=float, na_value=np.nan), to_numbers(s)
             self.codes = self.vocab.codes(_strings(s))
         else:
             self.codes = self.vocab.codes(to_text(s).to_numpy(dtype=object))
-        self._donor: np.ndarray | None = None
-        self._typo: tuple[np.ndarray, np.ndarray, np.ndarray, str] | None = None
-        self._rank: np.ndarray | None = None
 
     @staticmethod
     def supported(series: pd.Series, kind: str) -> bool:
         """Whether the twins reproduce ``apply`` on this column: always for the categorical kind (``apply``
         works on its text), for the numeric kind on numpy numbers and text (not booleans, dates, ...)."""
+        import pandas as pd
+
         dtype = series.dtype
         return (kind == CATEGORICAL or (isinstance(dtype, np.dtype) and dtype.kind in "iuf")
                 or pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype))
@@ -394,6 +427,9 @@ class _Column:
             j = _donor_position(self.df, self.column, self.kind)
             if j is None:  # alone: own values shuffled, a fresh draw each time
                 return (self.nums if self.floats else self.codes)[rng.permutation(self.n)]
+            if isinstance(self.df, TextFrame):
+                self._donor = self.vocab.codes(self.df.column_at(j))
+                return self._donor
             d = self.df.iloc[:, j].reset_index(drop=True)
             if self.floats:
                 self._donor = to_numbers(d)
@@ -633,8 +669,8 @@ def corrupt(latest_df: pd.DataFrame, column: str, variant_id: str, seed: int = 0
     return BY_ID[variant_id].apply(latest_df, column, variant_rng(seed, variant_id), kind)
 
 
-def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame, column: str, seed: int = 0, *,
-                   scale: float = 1.0, kind: str | None = None, top_k: int = DEFAULT_TOP_K,
+def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame | TextFrame, column: str,
+                   seed: int = 0, *, scale: float = 1.0, kind: str | None = None, top_k: int = DEFAULT_TOP_K,
                    exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> dict[str, dict[str, float]]:
     """Per applicable variant id: ``features(prev_summary, summary of the corrupted latest column)``.
 
@@ -645,14 +681,19 @@ def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame, 
 
     The result is that definition's, computed faster where the column allows (every categorical column, and
     numeric ones of a numpy number or text dtype): the column is prepared once and each variant's twin of
-    ``apply`` makes the same draws on codes or floats, summarised without building pandas Series.
+    ``apply`` makes the same draws on codes or floats, summarised without building pandas Series. A
+    ``TextFrame`` batch (``lakeindex.lake.text_frame``) gives the features of its pandas frame, without pandas.
     """
     if scale <= 0:
         raise ValueError("scale must be positive")
-    kind = kind or (prev_summary.kind if prev_summary is not None else infer_kind(latest_df[column]))
+    text = isinstance(latest_df, TextFrame)
+    if not kind and prev_summary is not None:
+        kind = prev_summary.kind
+    kind = kind or (infer_text_kind(latest_df[column]) if text else infer_kind(latest_df[column]))
     variants = variants_for(kind)
     out: dict[str, dict[str, float]] = {}
-    if variants and _Column.supported(latest_df[column], kind):  # the same summaries, without pandas per variant
+    # the same summaries, without pandas per variant (a TextFrame never needs pandas)
+    if variants and (text or _Column.supported(latest_df[column], kind)):
         col = _Column(latest_df, column, kind)
         for variant in variants:
             corrupted = _FAST[variant.id](col, variant_rng(seed, variant.id))

@@ -20,14 +20,14 @@ majority vote, ``infer_schema_kinds``) to keep them fixed.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from lakeindex.history import chars
 
 if TYPE_CHECKING:
+    import pandas as pd
     from pyspark.sql.types import DataType
 
 NUMERIC, CATEGORICAL = "numeric", "categorical"
@@ -35,8 +35,13 @@ KINDS = (NUMERIC, CATEGORICAL)
 NUMERIC_SHARE = 0.9  # a text column is numeric when this share of its non-empty values are numbers
 
 
+_NUMBER = re.compile(chars.NUMBER_BODY)
+
+
 def has_numeric_dtype(series: pd.Series) -> bool:
     """True for a numeric pandas dtype other than bool: values that are numbers without parsing."""
+    import pandas as pd
+
     return bool(pd.api.types.is_numeric_dtype(series.dtype)) and not pd.api.types.is_bool_dtype(series.dtype)
 
 
@@ -47,6 +52,8 @@ def kind_by_share(numbers: int, nonempty: int) -> str:
 
 def infer_kind(series: pd.Series) -> str:
     """``numeric`` for numeric dtypes (not booleans) and text mostly made of numbers, else ``categorical``."""
+    import pandas as pd
+
     from lakeindex.history.summary import to_text  # summary imports this module
 
     if has_numeric_dtype(series):
@@ -56,6 +63,12 @@ def infer_kind(series: pd.Series) -> str:
     text = to_text(series)
     nonempty = text[text.notna() & (text != "")]
     return kind_by_share(int(nonempty.str.fullmatch(chars.NUMBER_BODY).sum()), len(nonempty))
+
+
+def infer_text_kind(values: Any) -> str:
+    """``infer_kind`` of a text column given as a sequence of str (None: null), without pandas."""
+    nonempty = [v for v in values if v is not None and v != ""]
+    return kind_by_share(sum(1 for v in nonempty if _NUMBER.fullmatch(v)), len(nonempty))
 
 
 def kind_of_spark_type(dtype: DataType) -> str | None:

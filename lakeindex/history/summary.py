@@ -33,13 +33,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from lakeindex.history import chars
-from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind
+from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind, infer_text_kind
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 # the 101 percentiles plus finer tails: the top and bottom 1% decide EMD on heavy-tailed data
 TAIL_QUANTILES = (0.0001, 0.001, 0.002, 0.005, 0.995, 0.998, 0.999, 0.9999)
@@ -143,6 +145,8 @@ def to_text(series: pd.Series) -> pd.Series:
     Floats are spelled by Python (``1e+20``; Spark writes ``1.0E20``): cast float columns to text yourself when
     both engines must agree on them as categories.
     """
+    import pandas as pd
+
     null = series.isna().to_numpy()
     out = series.to_numpy(dtype=object).copy()
     out[null] = None
@@ -153,6 +157,8 @@ def to_text(series: pd.Series) -> pd.Series:
 
 def to_numbers(series: pd.Series) -> np.ndarray:
     """Values as float64, NaN for nulls, text that is not a number (``chars.NUMBER_RE``) and ±inf."""
+    import pandas as pd
+
     s = series.reset_index(drop=True)
     if has_numeric_dtype(s) or pd.api.types.is_bool_dtype(s.dtype):
         out = s.astype("float64").to_numpy(copy=True)
@@ -261,6 +267,8 @@ def _summarize_numeric(series: pd.Series, rows: int, limit: int, top_k: int) -> 
 
 def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
                            cache: TextCache) -> ColumnSummary:
+    import pandas as pd
+
     text = to_text(series)
     counts = text.value_counts(dropna=True, sort=False)
     non_null = int(counts.sum())
@@ -281,6 +289,17 @@ def _summarize_categorical(series: pd.Series, rows: int, top_k: int, limit: int,
     pats = pd.Series(complete.to_numpy(), index=pattern_of)
     summary.pattern_counts, summary.pattern_other = top_counts(pats.groupby(level=0).sum(), top_k)
     return summary
+
+
+def summarize_text(values: np.ndarray, kind: str | None = None, *, top_k: int = DEFAULT_TOP_K,
+                   exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> ColumnSummary:
+    """``summarize_series`` of a text column given as an object array of str (None: null), without pandas:
+    the same summary (``tests/test_text_frame.py``), from ``Vocab`` codes as the synthetic issues count."""
+    kind = kind or infer_text_kind(values)
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+    vocab = Vocab()
+    return summarize_codes(vocab.codes(values), vocab, kind, top_k=top_k, exact_distinct_limit=exact_distinct_limit)
 
 
 # ------------------------------------------------------------------------------- arrays (synthetic issues)

@@ -1,4 +1,4 @@
-"""Read a small local dataset into pandas without starting a JVM, exactly as Spark's reader would.
+"""Read a small local dataset without starting a JVM, exactly as Spark's reader would.
 
 Why: a batch of a few thousand rows costs seconds of JVM start and a Spark pass, where pandas needs
 milliseconds (the AVH paper reports 1.6 s end to end per batch). The history commands take this path
@@ -18,7 +18,8 @@ disagree, so both paths give the same frame:
 * JSON lines always go to Spark (its type inference has no pandas twin).
 
 A directory is read when it holds only data files of one format at its top level (Spark would also
-derive partition columns from ``key=value`` sub-directories).
+derive partition columns from ``key=value`` sub-directories). The result is an Arrow table: ``batch()`` gives
+a ``TextFrame`` when every column is text (no pandas import, see ``lakeindex.lake.text_frame``), else pandas.
 """
 
 from __future__ import annotations
@@ -32,6 +33,9 @@ from lakeindex.lake.readers import file_format
 
 if TYPE_CHECKING:
     import pandas as pd
+    import pyarrow as pa
+
+    from lakeindex.lake.text_frame import TextFrame
 
 LOCAL_LIMIT_BYTES = 50 * 1024 * 1024
 _DOUBLED_QUOTE_IN_FIELD = re.compile(rb'[^,\t\r\n]""|""[^,\t\r\n]')
@@ -52,11 +56,25 @@ _STRAY_QUOTE = {",": _stray_quote(b","), "\t": _stray_quote(b"\t")}
 
 @dataclass
 class LocalRead:
-    """The frame read without Spark, or None and the reason Spark must read the data."""
+    """The table read without Spark, or None and the reason Spark must read the data."""
 
-    frame: pd.DataFrame | None
+    table: pa.Table | None
     reason: str = ""
     path: str = ""
+
+    @property
+    def frame(self) -> pd.DataFrame | None:
+        """The table as pandas (string columns become object columns of str / None)."""
+        return None if self.table is None else self.table.to_pandas()
+
+    def batch(self) -> TextFrame | pd.DataFrame | None:
+        """A ``TextFrame`` when every column is text (CSV/TSV, string Parquet), else the pandas frame."""
+        from lakeindex.lake.text_frame import TextFrame
+
+        if self.table is None:
+            return None
+        text = TextFrame.from_arrow(self.table)
+        return text if text is not None else self.frame
 
 
 def _local_files(path: str) -> list[str] | str:
@@ -109,17 +127,18 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
 
 
 def _concat(parts: list[LocalRead], path: str) -> LocalRead:
-    import pandas as pd
+    import pyarrow as pa
 
+    tables = []
     for p in parts:
-        if p.frame is None:
+        if p.table is None:
             return LocalRead(None, f"{p.path}: {p.reason}", path)
-    columns = [list(p.frame.columns) for p in parts if p.frame is not None]
-    if any(c != columns[0] for c in columns):
+        tables.append(p.table)
+    if any(t.column_names != tables[0].column_names for t in tables):
         return LocalRead(None, "files with different columns", path)
-    frames = [p.frame for p in parts if p.frame is not None]
-    frame = frames[0] if len(frames) == 1 else pd.concat(frames, ignore_index=True)
-    return LocalRead(frame, "", path)
+    if any(not t.schema.equals(tables[0].schema, check_metadata=False) for t in tables):
+        return LocalRead(None, "files with different column types (Spark reads them with one file's schema)", path)
+    return LocalRead(tables[0] if len(tables) == 1 else pa.concat_tables(tables), "", path)
 
 
 def _csv_hazard(data: bytes, sep: str) -> str:
@@ -178,7 +197,7 @@ def _read_csv(path: str, sep: str) -> LocalRead:
         return LocalRead(None, f"Arrow cannot parse it the way Spark does ({str(exc).splitlines()[0][:120]})", path)
     if table.column_names != header:
         return LocalRead(None, "header mismatch", path)
-    return LocalRead(table.to_pandas(), "", path)  # string columns become object columns of str / None
+    return LocalRead(table, "", path)
 
 
 def _read_parquet(path: str) -> LocalRead:
@@ -197,4 +216,4 @@ def _read_parquet(path: str) -> LocalRead:
             return LocalRead(None, f"column {f.name!r} of type {t} (Spark renders it as text its own way)", path)
         if pa.types.is_floating(t) and pc.any(pc.is_nan(table[f.name])).as_py():
             return LocalRead(None, f"NaN in column {f.name!r} (a value for Spark, missing for pandas)", path)
-    return LocalRead(table.to_pandas(), "", path)
+    return LocalRead(table, "", path)

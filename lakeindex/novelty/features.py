@@ -57,12 +57,16 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 
 from lakeindex.history.kinds import KINDS, NUMERIC
 from lakeindex.history.summary import ColumnSummary, summarize_series
+from lakeindex.lake.text_frame import TextFrame, present_text
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "CATEGORICAL_STATS",
@@ -138,14 +142,23 @@ def index_of_peculiarity(
     """A text column's index of peculiarity: mean per-value index over a bounded, seeded sample; NaN if none."""
     if max_values < 1 or max_chars < 1:
         raise ValueError(f"max_values and max_chars must be >= 1, got {max_values} and {max_chars}")
-    series = pd.Series(list(values) if not isinstance(values, pd.Series) else values, dtype=object)
-    present = series[series.notna()].astype(str)
+    present = [str(v) for v in values if not _missing(v)]
     if len(present) > max_values:
         picked = np.sort(np.random.default_rng(seed).choice(len(present), size=max_values, replace=False))
-        present = present.iloc[picked]
-    scores = peculiarity_per_value(present.str.slice(0, max_chars).tolist())
+        present = [present[i] for i in picked.tolist()]
+    scores = peculiarity_per_value([v[:max_chars] for v in present])
     scores = scores[~np.isnan(scores)]
     return float(scores.mean()) if scores.size else math.nan
+
+
+def _missing(v: Any) -> bool:
+    """A null as pandas' ``notna`` sees one (None, NaN, NaT, pd.NA) for the scalars a column holds."""
+    if v is None:
+        return True
+    try:
+        return bool(v != v)  # NaN and NaT only differ from themselves; pd.NA makes bool() raise
+    except (TypeError, ValueError):
+        return True
 
 
 # --------------------------------------------------------------------------- batch features
@@ -157,7 +170,7 @@ def _number(x: float | None) -> float:
 
 def novelty_features(
     summaries: Mapping[str, ColumnSummary],
-    sample: pd.DataFrame,
+    sample: pd.DataFrame | TextFrame,
     *,
     max_text_values: int = MAX_TEXT_VALUES,
     max_text_chars: int = MAX_TEXT_CHARS,
@@ -177,7 +190,7 @@ def novelty_features(
             out[f"{c}.mean"] = _number(s.mean)
             out[f"{c}.std"] = math.nan if s.variance is None else math.sqrt(max(s.variance, 0.0))
         else:
-            present = sample[c].dropna().astype(str) if c in sample.columns else []
+            present = present_text(sample, c) if c in sample.columns else []
             out[f"{c}.peculiarity"] = (index_of_peculiarity(present, max_values=max_text_values,
                                                             max_chars=max_text_chars, seed=seed)
                                        if len(present) else math.nan)
