@@ -18,6 +18,8 @@ with ``--spark``, once more with ``--engine spark`` for comparison (the backfill
 ``lakeindex serve --repo`` (``POST /v1/batches/validate``, not recorded): imports paid once (600,000 cells
 of the 100,000-row batch are over the service's request limits, by design). Results go to stdout as JSON.
 
+The script is the one pip installed beside this interpreter (``console_script``), not a PATH wrapper.
+
 Byte code: an installed wheel is byte-compiled by pip, but an editable install under
 ``PYTHONDONTWRITEBYTECODE=1`` (this machine's environment) compiles lakeindex's ~90 modules from source in
 every process (0.2-0.3 s). ``--bytecode compiled`` runs ``compileall`` on the packages first (as a wheel
@@ -45,11 +47,22 @@ PACKAGES = ("lakeindex", "query_service", "indexer_jobs")
 DATASET = "orders"
 
 
+def console_script() -> str:
+    """The ``lakeindex`` script pip installed for this interpreter (as a virtualenv's ``bin/lakeindex``), not
+    a version manager's wrapper found first on PATH: pyenv's shim is a bash script that costs ~0.1 s per call
+    on this machine, which is pyenv's time, not lakeindex's. Falls back to PATH when there is none."""
+    beside = Path(sys.executable).with_name("lakeindex")
+    return str(beside) if beside.exists() else (shutil.which("lakeindex") or "lakeindex")
+
+
+SCRIPT = console_script()
+
+
 def lakeindex(*args: str) -> tuple[float, int, dict]:
     """Run ``lakeindex ARGS`` in a new process: (seconds, exit code, JSON output or {})."""
     t = time.perf_counter()
-    proc = subprocess.run(["lakeindex", *args, "--quiet"] if args[0] == "history" and args[1] == "backfill"
-                          else ["lakeindex", *args], capture_output=True, text=True, check=False)
+    proc = subprocess.run([SCRIPT, *args, "--quiet"] if args[0] == "history" and args[1] == "backfill"
+                          else [SCRIPT, *args], capture_output=True, text=True, check=False)
     seconds = time.perf_counter() - t
     if proc.returncode not in (0, 1):
         raise SystemExit(f"lakeindex {' '.join(args)} exited {proc.returncode}: {proc.stderr[-2000:]}")
@@ -138,7 +151,7 @@ def service_latency(repo: Path, batch: Path, index: str, runs: int) -> dict:
         port = s.getsockname()[1]
     frame = pd.read_csv(batch, sep="\t", dtype=str, keep_default_na=False)
     columns = {c: [v if v != "" else None for v in frame[c]] for c in frame.columns}
-    server = subprocess.Popen(["lakeindex", "serve", "--index", index, "--repo", str(work), "--port", str(port)],
+    server = subprocess.Popen([SCRIPT, "serve", "--index", index, "--repo", str(work), "--port", str(port)],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.time() + 120
@@ -209,7 +222,7 @@ def main() -> None:
     engines = ["auto", "spark"] if args.spark else ["auto"]
     result: dict = {"command": " ".join(["python", "bench/history_speed.py", *sys.argv[1:]]),
                     "date": time.strftime("%Y-%m-%d"), "cpus": os.cpu_count(), "loadavg_start": os.getloadavg(),
-                    "bytecode": args.bytecode}
+                    "bytecode": args.bytecode, "script": SCRIPT}
 
     parts, first, _ = write_small(OUT)
     repo = OUT / "repo-1k"
