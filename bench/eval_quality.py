@@ -47,7 +47,8 @@ from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.fmdv.validate import homogeneity_pvalues  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
-from lakeindex.lake.readers import file_format, read_table  # noqa: E402
+from lakeindex.lake.formats import file_format  # noqa: E402
+from lakeindex.lake.readers import read_table  # noqa: E402
 from lakeindex.patterns.hierarchy import fixed, plus  # noqa: E402
 from lakeindex.patterns.pattern import escape_literal, to_regex  # noqa: E402
 from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze, base_kind  # noqa: E402

@@ -32,7 +32,8 @@ from bench.process_rss import tree_rss  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
-from lakeindex.lake.readers import file_format, read_table  # noqa: E402
+from lakeindex.lake.formats import file_format  # noqa: E402
+from lakeindex.lake.readers import read_table  # noqa: E402
 
 
 def columns_of(lake: Path, n: int, size: int) -> list[list[str]]:

@@ -30,8 +30,9 @@ import pyarrow as pa
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
+from lakeindex.lake.formats import FORMATS
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
-from lakeindex.lake.readers import FORMATS, read_table
+from lakeindex.lake.readers import read_table
 from lakeindex.spark_session import is_connect
 
 SAMPLE_SCHEMA = "tbl string, col string, file string, pos int, v string"

@@ -45,7 +45,7 @@ from lakeindex.history.batches import (
     profile,
     profile_run,
 )
-from lakeindex.lake.readers import FORMATS, file_format
+from lakeindex.lake.formats import FORMATS, file_format
 
 
 class PartitionError(ValueError):

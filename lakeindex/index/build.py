@@ -36,8 +36,8 @@ from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
+from lakeindex.lake.formats import FORMATS
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table
-from lakeindex.lake.readers import FORMATS
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles

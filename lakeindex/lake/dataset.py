@@ -12,7 +12,7 @@ import os
 import re
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.lake.readers import FORMATS, file_format
+from lakeindex.lake.formats import FORMATS, file_format
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession

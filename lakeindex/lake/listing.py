@@ -12,7 +12,7 @@ import stat
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
-from lakeindex.lake.readers import FORMATS
+from lakeindex.lake.formats import FORMATS
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

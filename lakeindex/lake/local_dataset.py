@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lakeindex.lake.readers import file_format
+from lakeindex.lake.formats import file_format
 
 if TYPE_CHECKING:
     import pandas as pd

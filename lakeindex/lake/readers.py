@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from lakeindex.lake.formats import file_format
+
 MAX_CELL_BYTES = 64 * 1024
 CSV_BLOCK_BYTES = 16 * 1024 * 1024
 
-FORMATS = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
-           ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "jsonl"}
 
 
 @dataclass
@@ -35,15 +35,6 @@ class TableRead:
 
     def issue(self, column: str | None, message: str) -> None:
         self.issues.append({"column": column, "issue": message} if column else {"issue": message})
-
-
-def file_format(path: str) -> str | None:
-    """Format name for a path by extension, or None if unsupported."""
-    name = path.rsplit("/", 1)[-1].lower()
-    for ext, fmt in FORMATS.items():
-        if name.endswith(ext):
-            return fmt
-    return None
 
 
 def read_table(path: str, data: bytes) -> TableRead:
