@@ -288,3 +288,43 @@ def test_estimator_conventions(index):
     av.fit([f"20{y}-0{m}-1{d}" for y in range(10, 20) for m in range(1, 4) for d in range(3)])
     assert av.m is None and av.m_ == default_coverage(index.meta) and av.rule_.params["m"] == av.m_
     assert av.rule_.feasible
+
+
+def _arrow_share(values: list[str], top: int = 64) -> float:
+    """The skeleton share as first written, with Arrow's RE2 replace over every value (the oracle)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    arr = pa.array([v for v in values if v], pa.string())
+    if len(arr) == 0:
+        return 1.0
+    counts = sorted(pc.value_counts(pc.replace_substring_regex(arr, "[A-Za-z0-9]+", "w")).field("counts").to_pylist(),
+                    reverse=True)
+    return sum(counts[:top]) / len(arr)
+
+
+def test_structured_share_and_its_early_exit_agree_with_arrow():
+    """Free-text detection is computed on distinct values and may stop early: the share and every
+    threshold decision must be those of the Arrow computation it replaced, on structured columns, free
+    text, mixtures around the threshold, unicode, empty strings and ties."""
+    from lakeindex.fmdv.column import is_structured, structured_share
+
+    rng = random.Random(3)
+    words = ["alpha", "Beta", "gamma9", "été", "日本", "x", "42", "a_b", "Δ"]
+    seps = [" ", "-", ", ", "/", ".", "", "::"]
+
+    def value(k: int) -> str:
+        return "".join(rng.choice(words) + rng.choice(seps) for _ in range(k))
+
+    columns = [[f"ORD-{i:05d}" for i in range(1000)], [value(rng.randint(3, 12)) for _ in range(1000)], [], ["", ""],
+               ["a"] * 5]
+    for mix in (0.02, 0.08, 0.1, 0.12, 0.3, 0.6):  # structured values plus a share of free text
+        col = [f"{rng.randint(0, 99)}-{rng.randint(0, 9)}" if rng.random() > mix else value(rng.randint(2, 9))
+               for _ in range(1000)]
+        columns.append(col)
+    for top in (64, 3):
+        for col in columns:
+            share = _arrow_share(col, top)
+            assert structured_share(col, top) == share
+            for min_share in (0.0, 0.5, 0.88, 0.9, 0.92, 0.98, 1.0, share):
+                assert is_structured(col, min_share, top) == (share >= min_share), (top, min_share, share)

@@ -7,6 +7,8 @@ column are then ranges of *parts* (words and symbol runs), so sub-columns never 
 
 from __future__ import annotations
 
+import heapq
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -40,18 +42,48 @@ def part_tokens(part: object) -> int:
 MAX_SKELETONS = 64
 
 
-def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
-    """Share of values whose skeleton (symbols kept, each word collapsed) is among the ``top`` most
-    common. Computed in Arrow; free text scores near 0, machine-generated columns near 1."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
+_WORD = re.compile("[A-Za-z0-9]+")
+_CHECK_EVERY = 64  # distinct values between the early-exit checks of ``is_structured``
 
-    arr = pa.array([v for v in values if v], pa.string())
-    if len(arr) == 0:
+
+def _skeleton(value: str) -> str:
+    return _WORD.sub("w", value)
+
+
+def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
+    """Share of values whose skeleton (symbols kept, each ASCII word collapsed to ``w``) is among the ``top``
+    most common: free text scores near 0, machine-generated columns near 1. Each distinct value is
+    skeletonised once (Arrow's regex replace over every value cost 2-3 ms per 1,000-value column)."""
+    counts = Counter(v for v in values if v)
+    n = sum(counts.values())
+    if not n:
         return 1.0
-    skel = pc.replace_substring_regex(arr, "[A-Za-z0-9]+", "w")
-    counts = sorted(pc.value_counts(skel).field("counts").to_pylist(), reverse=True)
-    return sum(counts[:top]) / len(arr)
+    skeletons: Counter[str] = Counter()
+    for v, k in counts.items():
+        skeletons[_skeleton(v)] += k
+    return sum(heapq.nlargest(top, skeletons.values())) / n
+
+
+def is_structured(values: list[str], min_share: float, top: int = MAX_SKELETONS) -> bool:
+    """``structured_share(values, top) >= min_share``, stopping as soon as the answer is certain: distinct
+    values are visited most frequent first, and the ``top`` skeleton counts so far bound the final share
+    from below, plus the values not visited yet from above (free text is told after ~200 of 1,000)."""
+    counts = Counter(v for v in values if v)
+    n = sum(counts.values())
+    if not n:
+        return 1.0 >= min_share
+    skeletons: Counter[str] = Counter()
+    unseen = n
+    for i, (v, k) in enumerate(counts.most_common(), start=1):
+        skeletons[_skeleton(v)] += k
+        unseen -= k
+        if i % _CHECK_EVERY == 0 and unseen:
+            lead = sum(heapq.nlargest(top, skeletons.values()))
+            if lead / n >= min_share:  # the final top counts only grow
+                return True
+            if (lead + unseen) / n < min_share:  # even if every value left joined the top skeletons
+                return False
+    return sum(heapq.nlargest(top, skeletons.values())) / n >= min_share
 
 
 _LAYOUTS = WeightedLRU(200_000)  # shape -> layout; shapes recur across queries and sub-columns

@@ -22,7 +22,7 @@ import heapq
 import math
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, structured_share
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
@@ -136,7 +136,7 @@ class AutoValidator:
         horizontal_cut = self.method.endswith("h") and depth == 0
         result = None
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
-        if structured_share(values) >= 1 - (self.theta if horizontal_cut else 0.0):
+        if is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
             col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
             solve = self._vertical if vertical else self._whole
             result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
@@ -198,7 +198,7 @@ class AutoValidator:
             self._memo, self._analyses = {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
-        if result is None and structured_share(values) < 1 - (self.theta if horizontal_cut else 0.0):
+        if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
             rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
         elif result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m_}"
