@@ -11,7 +11,9 @@ engine (Spark ``rlike``/Java, Python ``re``, RE2); other characters behave as li
 
 from __future__ import annotations
 
+import operator
 import re
+from collections.abc import Callable
 from typing import NamedTuple
 
 TOKEN_RE = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
@@ -85,7 +87,7 @@ _CLASS = str.maketrans({**dict.fromkeys("0123456789", "d"), **dict.fromkeys("abc
 # longest class string cached (longer ones, free text, rarely repeat): at most ~10 MB per cache.
 _CACHE_ENTRIES = 65536
 _CACHE_CHARS = 96
-_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...], int]] = {}
+_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, Callable[[str], tuple[str, ...]], int]] = {}
 _WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...]]] = {}
 
 
@@ -124,8 +126,20 @@ def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, in
     return hit
 
 
-def _layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], ...], int]:
-    """Shape, slot spans and token count of a value, from its class string."""
+def _slot_getter(spans: list[tuple[int, int]]) -> Callable[[str], tuple[str, ...]]:
+    """A function giving a value's slot texts at ``spans``: an ``itemgetter`` of slices, 3x faster than
+    slicing in a generator, paid once per layout instead of once per value."""
+    if not spans:
+        return lambda _value: ()
+    if len(spans) == 1:
+        (a, b), = spans
+        return lambda value: (value[a:b],)
+    return operator.itemgetter(*(slice(a, b) for a, b in spans))
+
+
+def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[str, ...]], int]:
+    """Shape, slot getter (the texts of the slots of a value of this layout) and token count of a value,
+    from its class string."""
     key = (cls, max_subruns)
     hit = _LAYOUT_CACHE.get(key)
     if hit is not None:
@@ -146,7 +160,7 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], .
             shape.append(run)
             ntokens += 1
         at += len(run)
-    hit = (tuple(shape), tuple(spans), ntokens)
+    hit = (tuple(shape), _slot_getter(spans), ntokens)
     if len(cls) <= _CACHE_CHARS:
         if len(_LAYOUT_CACHE) >= _CACHE_ENTRIES:
             _LAYOUT_CACHE.clear()
@@ -156,5 +170,5 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], .
 
 def analyze(value: str, max_subruns: int = DEFAULT_MAX_SUBRUNS) -> Analysis:
     """Tokenize ``value`` and group its runs into words and slots."""
-    shape, spans, ntokens = _layout(value.translate(_CLASS), max_subruns)
-    return Analysis(shape, tuple(value[a:b] for a, b in spans), ntokens)
+    shape, slots, ntokens = _layout(value.translate(_CLASS), max_subruns)
+    return Analysis(shape, slots(value), ntokens)
