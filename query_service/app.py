@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import time
 from pathlib import Path
 
 from fastapi import FastAPI, Request
@@ -17,6 +16,7 @@ from lakeindex.history.batches import BatchAlreadyRecorded
 from lakeindex.index.store import IndexError_
 from lakeindex.lake.dataset import DatasetError
 from lakeindex.patterns.pattern import PatternError
+from query_service.access_log import AccessLog
 from query_service.docs import add_docs
 from query_service.lanes import Lane
 from query_service.limits import BodySizeLimit, Settings
@@ -61,21 +61,7 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
               reports.router):
         app.include_router(r)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
-
-    @app.middleware("http")
-    async def limit_and_log(request: Request, call_next):  # noqa: ANN001, ANN202
-        t0 = time.perf_counter()
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > settings.max_body_bytes):
-            response = JSONResponse({"detail": f"request body over {settings.max_body_bytes} bytes"}, status_code=413)
-        else:
-            response = await call_next(request)
-        client = f"{request.client.host}:{request.client.port}" if request.client else None
-        log.info(json.dumps({"client": client, "method": request.method, "path": request.url.path,
-                             "status": response.status_code,
-                             "latency_ms": round((time.perf_counter() - t0) * 1000, 3),
-                             "index_version": holder.version}))
-        return response
+    app.add_middleware(AccessLog, version=lambda: holder.version)  # outermost: logs the 413s too
 
     @app.exception_handler(PatternError)
     async def bad_pattern(request: Request, exc: PatternError) -> JSONResponse:

@@ -9,7 +9,7 @@ the rest of the pool stays free; ``/health`` runs on the event loop and never wa
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from fastapi import HTTPException, Request
 
@@ -27,7 +27,8 @@ class Lane:
         self._slots = threading.BoundedSemaphore(size)
 
     def hold(self) -> Iterator[None]:
-        """Occupy a slot for the request (a generator for FastAPI's yield dependencies)."""
+        """Occupy a slot for the request (a generator for FastAPI's yield dependencies). Never blocks, so
+        ``lane`` runs it on the event loop: a sync dependency would cost two thread-pool hops a request."""
         if not self._slots.acquire(blocking=False):
             raise HTTPException(status_code=503, headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
                                 detail=f"{self.name}: {self.size} requests already running; retry shortly")
@@ -37,10 +38,15 @@ class Lane:
             self._slots.release()
 
 
-def lane(name: str) -> Callable[[Request], Iterator[None]]:
+def lane(name: str) -> Callable[[Request], AsyncIterator[None]]:
     """A FastAPI dependency holding a slot of the app's lane ``name`` for the request."""
 
-    def dependency(request: Request) -> Iterator[None]:
-        yield from request.app.state.lanes[name].hold()
+    async def dependency(request: Request) -> AsyncIterator[None]:
+        slot = request.app.state.lanes[name].hold()
+        next(slot)  # a slot, or 503 when the lane is full
+        try:
+            yield
+        finally:
+            slot.close()  # frees the slot
 
     return dependency

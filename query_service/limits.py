@@ -12,9 +12,10 @@ __all__ = ["SERVE_WATCH_INTERVAL", "BodySizeLimit", "Settings", "check_count", "
 
 
 class BodySizeLimit:
-    """ASGI middleware counting the bytes a request body actually delivers, whatever its framing: a
-    ``Transfer-Encoding: chunked`` body has no Content-Length to check up front. Past ``max_bytes``
-    the read fails with 413 (Starlette turns the HTTPException into the response)."""
+    """ASGI middleware refusing a body over ``max_bytes`` with 413: at once when its Content-Length says so
+    (or is not a number), else by counting the bytes it actually delivers, whatever its framing: a
+    ``Transfer-Encoding: chunked`` body has no Content-Length to check up front (past the limit the read
+    fails, and Starlette turns the HTTPException into the response)."""
 
     def __init__(self, app: Callable, max_bytes: int) -> None:
         self.app = app
@@ -23,6 +24,13 @@ class BodySizeLimit:
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        length = next((v for k, v in scope["headers"] if k == b"content-length"), None)
+        if length is not None and (not length.isdigit() or int(length) > self.max_bytes):
+            from fastapi.responses import JSONResponse
+
+            await JSONResponse({"detail": f"request body over {self.max_bytes} bytes"}, status_code=413)(
+                scope, receive, send)
             return
         seen = 0
 

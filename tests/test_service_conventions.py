@@ -426,3 +426,16 @@ def test_serve_log_lines_start_with_an_iso_utc_timestamp(index_path, workers):
     assert host == "127.0.0.1" and client_port.isdigit()
     assert (entry["method"], entry["status"]) == ("GET", 200)
     assert any(" WARNING uvicorn.error " in line and "Invalid HTTP request" in line for line in lines), lines
+
+
+def test_lane_slots_come_back_after_refused_and_failed_requests(client):
+    """The lane dependency runs on the event loop and frees its slot in a ``finally``: more requests than
+    the lane has slots, each refused inside the endpoint (422, 413) or failing validation, must leave every
+    slot free, so the next request is served instead of shed with 503."""
+    lane = client.app.state.lanes["inference"]
+    too_long = "x" * (client.app.state.settings.max_value_length + 1)
+    for k in range(lane.size + 3):
+        bad = {"values": [too_long]} if k % 2 else {"values": ["1"] * (client.app.state.settings.max_values + 1)}
+        assert client.post("/v1/infer", json=bad).status_code in (413, 422)
+    assert client.post("/v1/infer", json={"values": TRAIN}).status_code == 200
+    assert lane._slots._value == lane.size  # every slot back
