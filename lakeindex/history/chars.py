@@ -15,6 +15,7 @@ whitespace has its own token so that padding (issue type 10) changes the pattern
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import numpy as np
@@ -32,6 +33,7 @@ JAVA_OTHER = r"[^\p{Nd}\p{L}\p{P}\p{S}\p{Z}\t\n\x0B\f\r]"
 # A number in text, as both engines parse it (Spark's cast alone would also take "1.5d" or "Infinity")
 NUMBER_BODY = r"[ \t\n\x0B\f\r]*[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?[ \t\n\x0B\f\r]*"
 NUMBER_RE = "^" + NUMBER_BODY + "$"
+NUMBER = re.compile(NUMBER_BODY)  # compiled once for Python: ``NUMBER.fullmatch(text)``
 
 # Spark patterns: each class's runs become a private-use placeholder, then the placeholders become tokens.
 # "Other" runs go first, so a private-use character in the data cannot be mistaken for a placeholder.

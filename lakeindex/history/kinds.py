@@ -20,7 +20,6 @@ majority vote, ``infer_schema_kinds``) to keep them fixed.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +34,6 @@ KINDS = (NUMERIC, CATEGORICAL)
 NUMERIC_SHARE = 0.9  # a text column is numeric when this share of its non-empty values are numbers
 
 
-_NUMBER = re.compile(chars.NUMBER_BODY)
 
 
 def has_numeric_dtype(series: pd.Series) -> bool:
@@ -68,7 +66,7 @@ def infer_kind(series: pd.Series) -> str:
 def infer_text_kind(values: Any) -> str:
     """``infer_kind`` of a text column given as a sequence of str (None: null), without pandas."""
     nonempty = [v for v in values if v is not None and v != ""]
-    return kind_by_share(sum(1 for v in nonempty if _NUMBER.fullmatch(v)), len(nonempty))
+    return kind_by_share(sum(1 for v in nonempty if chars.NUMBER.fullmatch(v)), len(nonempty))
 
 
 def kind_of_spark_type(dtype: DataType) -> str | None:

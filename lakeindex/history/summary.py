@@ -31,7 +31,6 @@ Definitions shared by both constructors:
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -168,7 +167,6 @@ def to_numbers(series: pd.Series) -> np.ndarray:
     return out
 
 
-_NUMBER = re.compile(chars.NUMBER_BODY)
 _PARSED: dict[str, float] = {}  # text → number (NaN: not a number); memoised across calls, bounded
 _PARSED_MAX = 1_000_000
 
@@ -185,7 +183,7 @@ def parse_numbers(text: np.ndarray) -> np.ndarray:
         if len(_PARSED) + len(unknown) > _PARSED_MAX:
             _PARSED.clear()
         for v in unknown:
-            _PARSED[v] = float(v.strip()) if _NUMBER.fullmatch(v) else np.nan
+            _PARSED[v] = float(v.strip()) if chars.NUMBER.fullmatch(v) else np.nan
         out = np.fromiter((get(v, np.nan) if v is not None else np.nan for v in text), dtype=float,
                           count=len(text))
     return out
