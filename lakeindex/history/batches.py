@@ -257,10 +257,12 @@ def profile_run(df: DataFrame, batch_of: Column, batch_ids: list[str], previous:
         previous = record
 
 
-def frame_sample(pdf: pd.DataFrame, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame:
-    """The pandas twin of ``bounded_sample``: the whole batch up to ``n`` rows (in order, as Spark's
+def frame_sample(pdf: pd.DataFrame | TextFrame, n: int = SAMPLE_ROWS, seed: int = 7) -> pd.DataFrame | TextFrame:
+    """The in-memory twin of ``bounded_sample``: the whole batch up to ``n`` rows (in order, as Spark's
     ``limit`` gives a single file), else a uniform sample of ``n`` rows (other rows than Spark's
-    Bernoulli sample draws; both are uniform)."""
+    Bernoulli sample draws; both are uniform). A TextFrame draws the rows its pandas frame would."""
+    if isinstance(pdf, TextFrame):
+        return pdf if len(pdf) <= n else pdf.sample(n, seed)
     if len(pdf) <= n:
         return pdf.reset_index(drop=True)
     return pdf.sample(n=n, random_state=seed).sort_index().reset_index(drop=True)
@@ -284,8 +286,7 @@ def profile_text(frame: TextFrame, batch_id: str, previous: BatchRecord | None, 
 
     kinds = _previous_kinds(previous)
     summaries = {c: summarize_text(frame[c], kinds.get(c)) for c in frame.columns}
-    sample = frame if len(frame) <= SAMPLE_ROWS else frame.sample(SAMPLE_ROWS, seed=7)  # as ``frame_sample``
-    return _record(batch_id, summaries, sample, len(frame), previous, seed, issues)
+    return _record(batch_id, summaries, frame_sample(frame), len(frame), previous, seed, issues)
 
 
 def profile(data: Any, batch_id: str, previous: BatchRecord | None, seed: int = 0,
@@ -393,9 +394,9 @@ class BatchHistory:
 
     def add(self, df: DataFrame | pd.DataFrame | TextFrame, batch_id: str, status: str = ACCEPTED,
             timestamp_ms: int | None = None, seed: int = 0, issues: bool = True) -> BatchRecord:
-        """Profile ``df`` (Spark or pandas) against the latest accepted batch and store it; a batch id may be
-        added once. ``issues=False`` skips the synthetic-issue features (a backfill's batches that will not
-        be the latest)."""
+        """Profile ``df`` (Spark, pandas or a TextFrame) against the latest accepted batch and store it; a
+        batch id may be added once. ``issues=False`` skips the synthetic-issue features (a backfill's batches
+        that will not be the latest)."""
         known = self.light_records()
         self.claim(batch_id, known)
         try:

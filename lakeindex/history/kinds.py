@@ -34,8 +34,6 @@ KINDS = (NUMERIC, CATEGORICAL)
 NUMERIC_SHARE = 0.9  # a text column is numeric when this share of its non-empty values are numbers
 
 
-
-
 def has_numeric_dtype(series: pd.Series) -> bool:
     """True for a numeric pandas dtype other than bool: values that are numbers without parsing."""
     import pandas as pd
