@@ -23,39 +23,43 @@ import numpy as np
 
 from lakeindex.fmdv.column import Group
 from lakeindex.fmdv.hypotheses import Alternative, column_alternatives
-
-_GAP = -1.0
-_NEG = float("-inf")
-
-
-def _score(a: tuple[str, str], b: tuple[str, str]) -> float:
-    if a == b:
-        return 2.0
-    if a[0] == "w" and b[0] == "w":
-        return 0.5
-    return _NEG
+from lakeindex.patterns.template_cache import WeightedLRU
 
 
 def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
-    """Needleman-Wunsch alignment: pairs (profile index or None, seq index or None)."""
+    """Needleman-Wunsch alignment: pairs (profile index or None, seq index or None).
+
+    Scores: equal labels 2, two words of other classes 0.5, a gap -1; a word never pairs with a
+    symbol, nor two different symbols. Ties prefer a pair, then a gap in ``seq``, then one in
+    ``profile``. Row by row, with the word flags of ``seq`` computed once: this runs in every fit whose
+    alignment is not cached.
+    """
     n, k = len(profile), len(seq)
-    dp = [[_NEG] * (k + 1) for _ in range(n + 1)]
-    back = [[0] * (k + 1) for _ in range(n + 1)]
-    dp[0][0] = 0.0
-    for i in range(n + 1):
-        for j in range(k + 1):
-            if i == 0 and j == 0:
-                continue
-            best, move = _NEG, 0
-            if i and j:
-                s = _score(profile[i - 1], seq[j - 1])
-                if s != _NEG and dp[i - 1][j - 1] + s > best:
-                    best, move = dp[i - 1][j - 1] + s, 1
-            if i and dp[i - 1][j] + _GAP > best:
-                best, move = dp[i - 1][j] + _GAP, 2
-            if j and dp[i][j - 1] + _GAP > best:
-                best, move = dp[i][j - 1] + _GAP, 3
-            dp[i][j], back[i][j] = best, move
+    words = [b[0] == "w" for b in seq]
+    prev = [float(-j) for j in range(k + 1)]
+    back = [[3] * (k + 1)]
+    for i in range(1, n + 1):
+        a = profile[i - 1]
+        word = a[0] == "w"
+        left = prev[0] - 1.0
+        cur = [left]
+        brow = [2]
+        for j in range(1, k + 1):
+            b = seq[j - 1]
+            up = prev[j] - 1.0
+            if a == b or (word and words[j - 1]):
+                best, move = prev[j - 1] + (2.0 if a == b else 0.5), 1
+                if up > best:
+                    best, move = up, 2
+            else:
+                best, move = up, 2
+            if left - 1.0 > best:
+                best, move = left - 1.0, 3
+            cur.append(best)
+            brow.append(move)
+            left = best
+        back.append(brow)
+        prev = cur
     pairs = []
     i, j = n, k
     while i or j:
@@ -72,10 +76,25 @@ def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
     return pairs[::-1]
 
 
+# label sequences (in alignment order) -> their alignment: the coarse labels of a domain's values recur
+# across queries, so a fit of a known structure skips Needleman-Wunsch; bounded by labels held
+_ALIGNMENTS = WeightedLRU(1_000_000)
+
+
 def align_layouts(weights: dict[tuple, int]) -> tuple[int, dict[tuple, list[int]]]:
     """Align label sequences (with their weights); return the number of aligned columns and, per
-    sequence, each part's column."""
-    order = sorted(weights, key=lambda s: (-weights[s], s))
+    sequence, each part's column. The result depends only on the sequences in weight order."""
+    order = tuple(sorted(weights, key=lambda s: (-weights[s], s)))
+    hit = _ALIGNMENTS.get(order)
+    if hit is None:
+        hit = _align_in_order(order)
+        _ALIGNMENTS.put(order, hit, sum(len(s) for s in order))
+    ncols, cols = hit
+    return ncols, {seq: list(c) for seq, c in cols.items()}
+
+
+def _align_in_order(order: tuple) -> tuple[int, dict[tuple, tuple[int, ...]]]:
+    """Progressive alignment of the sequences, heaviest first, against a growing profile."""
     profile: list[tuple[str, str]] = list(order[0])
     ids: list[int] = list(range(len(profile)))  # stable column ids in profile order
     next_id = len(ids)
@@ -97,7 +116,7 @@ def align_layouts(weights: dict[tuple, int]) -> tuple[int, dict[tuple, list[int]
         profile, ids = new_profile, new_ids
         mapping[seq] = cols
     position = {cid: pos for pos, cid in enumerate(ids)}
-    return len(ids), {seq: [position[c] for c in cols] for seq, cols in mapping.items()}
+    return len(ids), {seq: tuple(position[c] for c in cols) for seq, cols in mapping.items()}
 
 
 @dataclass
@@ -142,7 +161,7 @@ class Alignment:
         hit = self._signatures.get(c)
         if hit is not None:
             return hit
-        parts: dict[object, tuple[list, list]] = {}
+        slices: dict[object, list[tuple[tuple, tuple]]] = {}
         decimal = True
         for lay in self.layouts:
             pi = bisect_left(lay.cols, c)
@@ -152,15 +171,9 @@ class Alignment:
             for g in lay.groups:
                 part = g.shape[pi]
                 s0 = g.slot_start[pi]
-                n = 0 if isinstance(part, str) else len(part)
-                common, hexable = g.common[s0:s0 + n], g.hexable[s0:s0 + n]
-                seen = parts.get(part)
-                if seen is None:
-                    parts[part] = (list(common), list(hexable))
-                else:
-                    seen[0][:] = [a if a == b else None for a, b in zip(seen[0], common, strict=True)]
-                    seen[1][:] = [a and b for a, b in zip(seen[1], hexable, strict=True)]
-        sig = (frozenset((part, tuple(cm), tuple(hx)) for part, (cm, hx) in parts.items()), decimal)
+                s1 = s0 + (0 if isinstance(part, str) else len(part))
+                slices.setdefault(part, []).append((g.common[s0:s1], g.hexable[s0:s1]))
+        sig = (frozenset((part, *_agreed(sl)) for part, sl in slices.items()), decimal)
         self._signatures[c] = sig
         return sig
 
@@ -177,6 +190,15 @@ class Alignment:
             parts, decimal = self.signature(c)
             self._columns[key] = column_alternatives(sorted(parts, key=repr), decimal, level)
         return self._columns[key]
+
+
+def _agreed(slices: list[tuple[tuple, tuple]]) -> tuple[tuple, tuple]:
+    """Over the groups holding one part: per slot, the constant all of them share (else None), and
+    whether all of them are hex digits there."""
+    commons = zip(*(cm for cm, _ in slices), strict=True)
+    hexes = zip(*(hx for _, hx in slices), strict=True)
+    return (tuple(col[0] if col.count(col[0]) == len(col) else None for col in commons),
+            tuple(all(col) for col in hexes))
 
 
 def _decimal_at(lay: Layout, pi: int) -> bool:

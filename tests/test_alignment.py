@@ -1,0 +1,113 @@
+"""Alignment of a query column's label sequences (lakeindex.fmdv.alignment).
+
+The Needleman-Wunsch alignment is checked against an independent brute force: the best total score
+over every way of pairing two short label sequences (recursion over the three moves), with the
+scores the module docstring states (equal labels 2, words of other classes 0.5, gap -1, a word never
+pairs with a symbol). The alignment cache must give the same answer as a fresh computation and must
+not be corrupted by a caller that edits what it gets back.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from functools import cache
+
+from lakeindex.fmdv import alignment
+from lakeindex.fmdv.alignment import Alignment, align_layouts
+from lakeindex.fmdv.column import QueryColumn
+from lakeindex.patterns.enumerate import EnumerationLimits
+
+LABELS = [("w", "N"), ("w", "L"), ("w", "A"), ("s", "-"), ("s", "."), ("s", "/"), ("s", "://")]
+
+
+def pair_score(a: tuple[str, str], b: tuple[str, str]) -> float | None:
+    if a == b:
+        return 2.0
+    if a[0] == "w" and b[0] == "w":
+        return 0.5
+    return None  # may not be paired
+
+
+def best_score(p: tuple, q: tuple) -> float:
+    """Brute force: the highest score of any alignment of p and q."""
+    @cache
+    def go(i: int, j: int) -> float:
+        if i == len(p) and j == len(q):
+            return 0.0
+        options = []
+        if i < len(p):
+            options.append(go(i + 1, j) - 1.0)
+        if j < len(q):
+            options.append(go(i, j + 1) - 1.0)
+        if i < len(p) and j < len(q) and (s := pair_score(p[i], q[j])) is not None:
+            options.append(go(i + 1, j + 1) + s)
+        return max(options)
+    return go(0, 0)
+
+
+def score_of(pairs: list, p: tuple, q: tuple) -> float:
+    """Score of an alignment given as pairs, checking it is a valid alignment of p and q."""
+    assert [i for i, _ in pairs if i is not None] == list(range(len(p)))
+    assert [j for _, j in pairs if j is not None] == list(range(len(q)))
+    total = 0.0
+    for i, j in pairs:
+        if i is None or j is None:
+            total -= 1.0
+        else:
+            s = pair_score(p[i], q[j])
+            assert s is not None, (p[i], q[j])
+            total += s
+    return total
+
+
+def test_needleman_wunsch_finds_an_optimal_alignment():
+    rng = random.Random(5)
+    for _ in range(400):
+        p = tuple(rng.choice(LABELS) for _ in range(rng.randint(1, 7)))
+        q = tuple(rng.choice(LABELS) for _ in range(rng.randint(1, 7)))
+        assert score_of(alignment._align(list(p), q), p, q) == best_score(p, q), (p, q)
+
+
+def test_identical_sequences_align_one_to_one():
+    seq = (("w", "N"), ("s", "-"), ("w", "N"), ("s", "-"), ("w", "N"))
+    assert alignment._align(list(seq), seq) == [(i, i) for i in range(5)]
+
+
+def test_the_alignment_cache_answers_like_a_fresh_computation_and_hands_out_copies():
+    weights = {(("w", "N"), ("s", "-"), ("w", "N")): 5, (("w", "N"),): 2, (("w", "L"), ("s", "-"), ("w", "N")): 1}
+    alignment._ALIGNMENTS.clear()
+    fresh = align_layouts(weights)
+    assert fresh[0] == 3  # N-N, and L-N aligned onto it; the lone N pairs with one of its words
+    assert fresh[1][(("w", "L"), ("s", "-"), ("w", "N"))] == [0, 1, 2]
+    assert fresh[1][(("w", "N"),)] in ([0], [2])
+    before = {k: list(v) for k, v in fresh[1].items()}
+    fresh[1][(("w", "N"),)].append(99)  # a caller editing its copy
+    cached = align_layouts(weights)
+    assert cached == (3, before)
+    alignment._ALIGNMENTS.clear()
+    assert align_layouts(weights) == cached
+
+
+def test_a_column_signature_merges_constants_and_hex_flags_across_shapes():
+    """Column 0 of ``ab-1`` and ``ab-2`` (one shape): constant ``ab`` kept; column 2: digits differ
+    (no constant), both hex. With ``zz-3`` added, column 0's constant is lost and so is its hex flag."""
+    limits = EnumerationLimits()
+    al = Alignment(QueryColumn.from_values(["ab-1", "ab-2"], limits).groups)
+    (part0, common0, hex0), = al.signature(0)[0]
+    assert common0 == ("ab",) and hex0 == (True,)
+    (_, common2, hex2), = al.signature(2)[0]
+    assert common2 == (None,) and hex2 == (True,)
+    al = Alignment(QueryColumn.from_values(["ab-1", "ab-2", "zz-3"], limits).groups)
+    (_, common0, hex0), = al.signature(0)[0]
+    assert common0 == (None,) and hex0 == (False,)
+
+
+def test_a_query_column_from_counts_equals_one_from_the_values():
+    values = ["a-1", "b-22", "a-1", "", "c-333", "a-1", "b-22"]
+    limits = EnumerationLimits()
+    by_values = QueryColumn.from_values(values, limits)
+    by_counts = QueryColumn.from_values(Counter(values), limits)
+    assert (by_counts.total, by_counts.empty) == (by_values.total, by_values.empty) == (6, 1)
+    assert [(g.shape, g.weight, g.values) for g in by_counts.groups] == [(g.shape, g.weight, g.values)
+                                                                        for g in by_values.groups]
