@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 
 import pytest
 
@@ -181,6 +182,29 @@ def test_a_record_field_with_a_sign_is_cut_after_the_separator():
 def test_a_record_needs_every_field_solved():
     """A field no pattern fits (upper-case words here: the solver has no such pattern) gives no rule."""
     assert record_rule(["2024-01-02|ABC|ok", "2023-11-30|XY|fail"], stub_solve) is None
+
+
+def test_parts_are_handed_to_the_solver_as_counts_of_every_item():
+    """A column of 1,000 values with 3 distinct lists: the item column the solver gets holds each
+    distinct item once with its count over all 1,000 values (counted by hand: "1,2,3" x 500,
+    "4,5,6,7" x 300, "1,8,9" x 200 -> "1" 700, "2" 500, ... 3,200 items), and the rule is the one the
+    plain list of values gives; the same for a record's fields."""
+    values = ["[1,2,3]"] * 500 + ["[4,5,6,7]"] * 300 + ["[1,8,9]"] * 200
+    seen = []
+
+    def spy(column):
+        seen.append(column)
+        return stub_solve(column)
+
+    cand = repetition_rule(Counter(values), spy)
+    assert cand == repetition_rule(values, stub_solve) == Candidate("[<digit>+<rep>,<digit>+</rep>{2,}]", 0.01, 50)
+    items = seen[0]
+    assert dict(items) == {"1": 700, "2": 500, "3": 500, "4": 300, "5": 300, "6": 300, "7": 300, "8": 200, "9": 200}
+    assert sum(items.values()) == 3 * 500 + 4 * 300 + 3 * 200
+    seen.clear()
+    records = RECORDS * 300 + [""] * 7
+    assert record_rule(Counter(records), spy) == record_rule(records, stub_solve)
+    assert [dict(c) for c in seen[:1]] == [{"2024-01-02": 300, "2023-11-30": 300, "2022-05-06": 300}]
 
 
 # ---------------------------------------------------------------------------------------------------

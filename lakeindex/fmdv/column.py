@@ -10,6 +10,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -50,11 +51,19 @@ def _skeleton(value: str) -> str:
     return _WORD.sub("w", value)
 
 
-def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
+def nonempty_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
+    """Non-empty values with their counts, from a list of values or from counts already taken (lists
+    and records pass their parts as counts: a part of 1,000 values often has a few distinct ones)."""
+    counts = Counter(values)
+    counts.pop("", None)
+    return counts
+
+
+def structured_share(values: Iterable[str] | Mapping[str, int], top: int = MAX_SKELETONS) -> float:
     """Share of values whose skeleton (symbols kept, each ASCII word collapsed to ``w``) is among the ``top``
     most common: free text scores near 0, machine-generated columns near 1. Each distinct value is
     skeletonised once (Arrow's regex replace over every value cost 2-3 ms per 1,000-value column)."""
-    counts = Counter(v for v in values if v)
+    counts = nonempty_counts(values)
     n = sum(counts.values())
     if not n:
         return 1.0
@@ -64,11 +73,11 @@ def structured_share(values: list[str], top: int = MAX_SKELETONS) -> float:
     return sum(heapq.nlargest(top, skeletons.values())) / n
 
 
-def is_structured(values: list[str], min_share: float, top: int = MAX_SKELETONS) -> bool:
+def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, top: int = MAX_SKELETONS) -> bool:
     """``structured_share(values, top) >= min_share``, stopping as soon as the answer is certain: distinct
     values are visited most frequent first, and the ``top`` skeleton counts so far bound the final share
     from below, plus the values not visited yet from above (free text is told after ~200 of 1,000)."""
-    counts = Counter(v for v in values if v)
+    counts = nonempty_counts(values)
     n = sum(counts.values())
     if not n:
         return 1.0 >= min_share
@@ -113,8 +122,8 @@ class Group:
     shape: tuple
     weight: int = 0
     values: list[str] = field(default_factory=list)
-    common: list[str | None] = field(default_factory=list)  # per slot: text shared by all, or None
-    hexable: list[bool] = field(default_factory=list)  # per slot: every value's text is hex digits
+    common: tuple[str | None, ...] = ()  # per slot: text shared by all, or None
+    hexable: tuple[bool, ...] = ()  # per slot: every value's text is hex digits
     slot_start: tuple[int, ...] = ()  # per part: index of its first slot
     labels: tuple = ()  # alignment label per part
     tok_prefix: tuple[int, ...] = ()  # tokens before each part (len(shape) + 1)
@@ -133,10 +142,10 @@ class QueryColumn:
     empty: int
 
     @classmethod
-    def from_values(cls, values: list[str], limits: EnumerationLimits,
+    def from_values(cls, values: Iterable[str] | Mapping[str, int], limits: EnumerationLimits,
                     analyses: dict[str, Analysis] | None = None) -> QueryColumn:
-        """Group ``values`` by shape. ``analyses`` caches tokenizations across the columns of one
-        query (a list's items are cut again for each form tried)."""
+        """Group ``values`` (a list, or counts per value) by shape. ``analyses`` caches tokenizations
+        across the columns of one query (a list's items are cut again for each form tried)."""
         counts = Counter(values)
         empty = counts.pop("", 0)
         by_shape: dict[tuple, Group] = {}
@@ -156,8 +165,8 @@ class QueryColumn:
             slot_texts[a.shape].append(a.slots)
         for shape, g in by_shape.items():
             by_slot = list(zip(*slot_texts[shape], strict=True))  # per slot, every value's text
-            g.common = [col[0] if col.count(col[0]) == len(col) else None for col in by_slot]
-            g.hexable = [_HEX.issuperset("".join(col)) for col in by_slot]
+            g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
+            g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
             g.slot_start, g.tok_prefix, g.labels = shape_layout(shape)
         groups = sorted(by_shape.values(), key=lambda g: (-g.weight, repr(g.shape)))
         return cls(groups, sum(counts.values()), empty)

@@ -42,7 +42,7 @@ def segment_key(parts: list[SegmentPart]) -> frozenset:
     for g, i, j in parts:
         a = g.slot_start[i]
         b = g.slot_start[j] if j < len(g.shape) else len(g.common)
-        out.add((g.shape[i:j], tuple(g.common[a:b]), tuple(g.hexable[a:b])))
+        out.add((g.shape[i:j], g.common[a:b], g.hexable[a:b]))
     return frozenset(out)
 
 

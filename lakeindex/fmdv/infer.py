@@ -20,9 +20,11 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections import Counter
+from collections.abc import Iterable, Mapping
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, nonempty_counts
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
@@ -120,12 +122,13 @@ class AutoValidator:
         best = choose(cands, self.solver_.fpr_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
-    def _solve(self, values: list[str], depth: int) -> Segmentation | None:
-        """The rule of a column: FMDV[-V][-H]; where vertical cuts find nothing, lists and records
-        whose parts are columns solved the same way (``depth`` levels down at most). Parts are solved
-        strictly (no horizontal cut): every item or field of the values kept must conform, or the
-        whole rule would reject them."""
-        key = (tuple(values), depth)
+    def _solve(self, values: Counter[str], depth: int) -> Segmentation | None:
+        """The rule of a column (counts per value): FMDV[-V][-H]; where vertical cuts find nothing,
+        lists and records whose parts are columns solved the same way (``depth`` levels down at most).
+        Parts are solved strictly (no horizontal cut): every item or field of the values kept must
+        conform, or the whole rule would reject them. Columns travel as counts, so the items of 1,000
+        lists are cut and tallied once per distinct list, and a result is the same as on the values."""
+        key = (tuple(values.items()), depth)
         if key in self._memo:
             return self._memo[key]
         if depth > 0:
@@ -147,7 +150,7 @@ class AutoValidator:
         self._memo[key] = result
         return result
 
-    def _part(self, values: list[str], depth: int) -> Candidate | None:
+    def _part(self, values: Iterable[str] | Mapping[str, int], depth: int) -> Candidate | None:
         """One part of a list or record (items, a head, a field) solved as a column of its own.
 
         A part with more than ``PART_SAMPLE`` distinct values (the items of 100 lists of 40 UUIDs) is
@@ -155,24 +158,25 @@ class AutoValidator:
         else the part is solved in full. A sample's hypotheses include the full part's, so a rule that
         all values match is one the full solve could give; an infeasible sample ends the part.
         """
-        distinct = list(dict.fromkeys(values))
+        counts = Counter(values)
+        distinct = list(counts)
         if len(distinct) > PART_SAMPLE:
-            seg = self._solve(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash), depth)
+            seg = self._solve(Counter(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash)), depth)
             if seg is not None and not _all_match(seg.pattern, distinct):
-                seg = self._solve(values, depth)
+                seg = self._solve(counts, depth)
         else:
-            seg = self._solve(values, depth)
+            seg = self._solve(counts, depth)
         if seg is None:
             return None
         covs = [c.coverage for _, _, c in seg.segments if not c.literal]
         return Candidate(seg.pattern, seg.fpr, min(covs)) if covs else None
 
-    def _composite(self, values: list[str], depth: int) -> Segmentation | None:
+    def _composite(self, values: Counter[str], depth: int) -> Segmentation | None:
         """Lists (``repetition``) and records (``records``) where the aligned values have no rule, so a
         list of fixed length that vertical cuts solve keeps its per-field rule. With a horizontal cut,
         values that are not lists or records of the majority's form (``N/A``) may be cut within theta."""
         tol = self.theta if self.method.endswith("h") else 0.0
-        pool = [v for v in values if v]
+        pool = nonempty_counts(values)
         part = partial(self._part, depth=depth + 1)
         cands = [c for c in (repetition_rule(pool, part, tol), record_rule(pool, part, tol)) if c is not None]
         if not cands:
@@ -193,7 +197,7 @@ class AutoValidator:
             rule.reason = "no non-empty values"
             return self
         try:
-            result = self._solve(values, 0)
+            result = self._solve(Counter(values), 0)
         finally:
             self._memo, self._analyses = {}, {}
             if self.solver_.freeze_gc:

@@ -16,44 +16,48 @@ Separators are tried rarest first (the top level of a record cuts least often), 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
+from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_counts, separator_candidates, split_items
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, separator_candidates, split_items, tally
 from lakeindex.patterns.pattern import PatternError, compiled, escape_literal
 
 MAX_FIELDS = 16
 
-Solve = Callable[[list[str]], Candidate | None]
+Solve = Callable[[Counter[str]], Candidate | None]  # a part column, as counts per value
 
 
-def record_separators(values: list[str], tol: float = 0.0) -> list[tuple[str, int]]:
+def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[tuple[str, int]]:
     """Separators that cut all values but ``tol`` of them the same number of times (1 to
-    MAX_FIELDS - 1), rarest first, with that number."""
+    MAX_FIELDS - 1), rarest first, with that number. ``values``: a list, or counts per value."""
+    counts = Counter(values)
+    total = sum(counts.values())
     found = []
-    for sep in separator_candidates(values, tol):
-        counts = Counter(cut_counts(values, sep))
-        n, share = counts.most_common(1)[0]
-        if 1 <= n < MAX_FIELDS and share >= (1 - tol) * len(values):
+    for sep in separator_candidates(counts, tol):
+        n, share = cut_tally(counts, sep).most_common(1)[0]
+        if 1 <= n < MAX_FIELDS and share >= (1 - tol) * total:
             found.append((n, -len(sep), sep))
     return [(s, n) for n, _, s in sorted(found)[:MAX_CANDIDATES]]
 
 
-def record_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candidate | None:
-    """The best record rule over ``values``, or None: all values but ``tol`` of them must be records
-    of the form learned (the others are ad-hoc values a horizontal cut removes).
+def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0) -> Candidate | None:
+    """The best record rule over ``values`` (a list, or counts per value), or None: all values but
+    ``tol`` of them must be records of the form learned (the others are ad-hoc values a horizontal
+    cut removes).
 
-    ``solve`` learns the pattern of one field column from the index.
+    ``solve`` learns the pattern of one field column, given as counts per value, from the index.
     """
-    values = [v for v in values if v]
-    if not values:
+    counts = nonempty_counts(values)
+    if not counts:
         return None
+    total = sum(counts.values())
     best: Candidate | None = None
-    for sep, cuts in record_separators(values, tol):
-        rows = [r for r in (split_items(v, sep) for v in values) if len(r) == cuts + 1]
+    for sep, cuts in record_separators(counts, tol):
+        rows = [(r, n) for r, n in ((split_items(v, sep), n) for v, n in counts.items()) if len(r) == cuts + 1]
         fields: list[Candidate] = []
-        for f in range(len(rows[0])):
-            column = [r[f] for r in rows]
+        for f in range(cuts + 1):
+            column = tally((r[f], n) for r, n in rows)
             cand = solve(column) if all(column) else None
             if cand is None:
                 break
@@ -64,7 +68,7 @@ def record_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candidate 
                 match = compiled(pattern).fullmatch
             except PatternError:
                 continue  # two list fields with one separator, or too long
-            if sum(match(v) is None for v in values) > tol * len(values):
+            if sum(n for v, n in counts.items() if match(v) is None) > tol * total:
                 continue
             indexed = [c.coverage for c in fields if not c.literal]
             if not indexed:

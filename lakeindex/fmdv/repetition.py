@@ -17,16 +17,18 @@ with (``/data/raw``) too.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 
+from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_counts, separator_candidates, split_items
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, separator_candidates, split_items, tally
 from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
 MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
 _FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
 
-Solve = Callable[[list[str]], Candidate | None]
+Solve = Callable[[Counter[str]], Candidate | None]  # a part column, as counts per value
 
 
 def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
@@ -40,35 +42,44 @@ def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
     return pre, suf
 
 
-def list_separators(values: list[str], tol: float = 0.0) -> list[str]:
+def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
     """Separators that cut all values but ``tol`` of them, at least twice for half of them (a list,
-    not a pair), most cuts first."""
+    not a pair), most cuts first. ``values``: a list, or counts per value."""
+    counts = Counter(values)
+    half = sum(counts.values()) // 2
     median = {}
-    for sep in separator_candidates(values, tol):
-        median[sep] = sorted(cut_counts(values, sep))[len(values) // 2]
+    for sep in separator_candidates(counts, tol):
+        seen = 0
+        for cuts, n in sorted(cut_tally(counts, sep).items()):  # the weighted median: value at position half
+            seen += n
+            if seen > half:
+                median[sep] = cuts
+                break
     ranked = [s for s in median if median[s] >= MIN_ITEMS - 1]
     return sorted(ranked, key=lambda s: -median[s])[:MAX_CANDIDATES]
 
 
-def repetition_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candidate | None:
-    """The best repetition rule over ``values``, or None: all values but ``tol`` of them must be lists
-    of the form learned (the others are ad-hoc values a horizontal cut removes).
+def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0) -> Candidate | None:
+    """The best repetition rule over ``values`` (a list, or counts per value), or None: all values but
+    ``tol`` of them must be lists of the form learned (the others are ad-hoc values a horizontal cut
+    removes).
 
-    ``solve`` learns the pattern of a column of items (or heads, or tails) from the index.
+    ``solve`` learns the pattern of a column of items (or heads, or tails), given as counts per value,
+    from the index.
     """
-    values = [v for v in values if v]
-    if not values:
+    counts = nonempty_counts(values)
+    if not counts:
         return None
+    total = sum(counts.values())
     best: Candidate | None = None
-    for sep in list_separators(values, tol):
-        lists = [v for v in values if len(split_items(v, sep)) > 1]
-        pre, suf = _wrapper(lists, sep)
-        bodies = [v[len(pre):len(v) - len(suf)] for v in lists]
-        split = [split_items(b, sep) for b in bodies]
-        lead = all(s[0] == "" for s in split)
-        trail = all(s[-1] == "" for s in split)
-        split = [s[1 if lead else 0:len(s) - 1 if trail else len(s)] for s in split]
-        if any(not it for s in split for it in s):
+    for sep in list_separators(counts, tol):
+        lists = {v: n for v, n in counts.items() if len(split_items(v, sep)) > 1}
+        pre, suf = _wrapper(list(lists), sep)
+        split = [(split_items(v[len(pre):len(v) - len(suf)], sep), n) for v, n in lists.items()]
+        lead = all(s[0] == "" for s, _ in split)
+        trail = all(s[-1] == "" for s, _ in split)
+        split = [(s[1 if lead else 0:len(s) - 1 if trail else len(s)], n) for s, n in split]
+        if any(not it for s, _ in split for it in s):
             continue
         for heads, tails in _FORMS:
             cand = _form(split, sep, heads, tails, solve)
@@ -81,7 +92,7 @@ def repetition_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candid
                 match = compiled(pattern).fullmatch
             except PatternError:
                 continue  # an item pattern holds the separator: not a list of it
-            if sum(match(v) is None for v in values) > tol * len(values):
+            if sum(n for v, n in counts.items() if match(v) is None) > tol * total:
                 continue
             cand = Candidate(pattern, cand.fpr, cand.coverage)
             if best is None or cand.fpr < best.fpr:
@@ -89,26 +100,27 @@ def repetition_rule(values: list[str], solve: Solve, tol: float = 0.0) -> Candid
     return best
 
 
-def _form(split: list[list[str]], sep: str, heads: int, tails: int, solve: Solve) -> Candidate | None:
-    """The rule of one form (head and tail items or not) over values already cut into items."""
-    mids = [s[heads:len(s) - tails] for s in split]
-    counts = [len(m) for m in mids]
+def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve) -> Candidate | None:
+    """The rule of one form (head and tail items or not) over distinct values already cut into items,
+    each with its count."""
+    mids = [(s[heads:len(s) - tails], n) for s, n in split]
+    counts = [len(m) for m, _ in mids]
     lo = min(counts)
     if lo < (1 if heads else MIN_ITEMS - tails):
         return None
     parts: list[Candidate] = []
     if heads:
-        head = solve([s[0] for s in split])
+        head = solve(tally((s[0], n) for s, n in split))
         if head is None:
             return None
         parts.append(head)
-    item = solve([it for m in mids for it in m])
+    item = solve(tally((it, n) for m, n in mids for it in m))
     if item is None:
         return None
     parts.append(item)
     tail = None
     if tails:
-        tail = solve([s[-1] for s in split])
+        tail = solve(tally((s[-1], n) for s, n in split))
         if tail is None:
             return None
         parts.append(tail)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.patterns.template_cache import WeightedLRU
 
@@ -68,13 +68,30 @@ def cut_counts(values: list[str], sep: str) -> list[int]:
     return out
 
 
-def separator_candidates(values: list[str], tol: float = 0.0) -> list[str]:
+def tally(pairs: Iterable[tuple[str, int]]) -> Counter[str]:
+    """Counts of values given as (value, count) pairs: the column of a list's items or a record's field,
+    built from the distinct values of the whole column with their counts (each cut once)."""
+    out: Counter[str] = Counter()
+    for v, n in pairs:
+        out[v] += n
+    return out
+
+
+def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
+    """How many values (by count) are cut at ``sep`` how many times."""
+    out: Counter[int] = Counter()
+    for v, n in counts.items():
+        out[len(split_items(v, sep)) - 1] += n
+    return out
+
+
+def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
     """Symbol strings that cut all values but ``tol`` of them at least once: single symbols, and the
-    symbol runs of the longest value (``::``, ``~``)."""
-    if not values:
-        return []
+    symbol runs of the longest value (``::``, ``~``). ``values``: a list, or counts per value."""
     counts = Counter(values)
-    need = (1 - tol) * len(values)
+    if not counts:
+        return []
+    need = (1 - tol) * sum(counts.values())
 
     def weight(holds: Callable[[str], bool]) -> int:
         return sum(w for v, w in counts.items() if holds(v))
