@@ -184,6 +184,17 @@ def test_a_record_needs_every_field_solved():
     assert record_rule(["2024-01-02|ABC|ok", "2023-11-30|XY|fail"], stub_solve) is None
 
 
+def test_a_query_string_is_cut_from_its_address_at_the_question_mark():
+    """``?`` is a separator (URLs put their query string after it): ``ORD-1?a`` is a record of two
+    fields, and the rule keeps ``?`` literal (the regex escapes it, so ``12a`` without it fails)."""
+    values = ["ORD-1?a", "ORD-22?b", "XY-7?cd"]
+    assert separator_candidates(values) == ["-", "?"]
+    assert record_separators(values) == [("-", 1), ("?", 1)]
+    cand = record_rule(values, stub_solve)
+    assert cand == Candidate("<upper>+-<digit>+?<lower>+", 0.03, 20)
+    assert_accepts(cand.pattern, ["A-1?x", "QQ-123?abc"], ["A-1x", "A-1", "A-1??x", "A-1?", "?x"])
+
+
 def test_parts_are_handed_to_the_solver_as_counts_of_every_item():
     """A column of 1,000 values with 3 distinct lists: the item column the solver gets holds each
     distinct item once with its count over all 1,000 values (counted by hand: "1,2,3" x 500,

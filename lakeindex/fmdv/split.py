@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterable, Mapping
 from lakeindex.patterns.template_cache import WeightedLRU
 
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
-_SYMBOLS = "|#,;:_/~\\-.=&@+"  # single-character separators tried (not spaces: natural language)
+# single-character separators tried (not spaces: natural language); "?" cuts a URL's query string from its address
+_SYMBOLS = "|#,;:_/~\\-.=&@+?"
 MAX_CANDIDATES = 3
 # a fit splits the same values at many separators and in many forms, and columns repeat values: splits
 # are cached, bounded by the characters they hold (about 2 M, a few MB)
