@@ -195,6 +195,8 @@ class Alignment:
 def _agreed(slices: list[tuple[tuple, tuple]]) -> tuple[tuple, tuple]:
     """Over the groups holding one part: per slot, the constant all of them share (else None), and
     whether all of them are hex digits there."""
+    if len(slices) == 1:
+        return slices[0]
     commons = zip(*(cm for cm, _ in slices), strict=True)
     hexes = zip(*(hx for _, hx in slices), strict=True)
     return (tuple(col[0] if col.count(col[0]) == len(col) else None for col in commons),

@@ -98,9 +98,10 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
 _LAYOUTS = WeightedLRU(200_000)  # shape -> layout; shapes recur across queries and sub-columns
 
 
-def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple]:
+def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple, str]:
     """Per part of a shape: its first slot, the tokens before it (one more entry: the total), its
-    alignment label. Cached: the same shapes come back in every query."""
+    alignment label; and the shape's ``repr`` (groups of equal weight are ordered by it). Cached: the
+    same shapes come back in every query."""
     hit = _LAYOUTS.get(shape)
     if hit is None:
         starts, prefix = [], [0]
@@ -110,7 +111,7 @@ def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple]
             s += part_slots(part)
             t += part_tokens(part)
             prefix.append(t)
-        hit = (tuple(starts), tuple(prefix), tuple(part_label(p) for p in shape))
+        hit = (tuple(starts), tuple(prefix), tuple(part_label(p) for p in shape), repr(shape))
         _LAYOUTS.put(shape, hit, len(shape))
     return hit
 
@@ -163,10 +164,16 @@ class QueryColumn:
             g.weight += n
             g.values.append(v)
             slot_texts[a.shape].append(a.slots)
+        order = {}
         for shape, g in by_shape.items():
-            by_slot = list(zip(*slot_texts[shape], strict=True))  # per slot, every value's text
-            g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
-            g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
-            g.slot_start, g.tok_prefix, g.labels = shape_layout(shape)
-        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, repr(g.shape)))
+            texts = slot_texts[shape]
+            if len(texts) == 1:  # one value (most shapes of hex ids): its texts are the constants
+                g.common = texts[0]
+                g.hexable = tuple(map(_HEX.issuperset, texts[0]))
+            else:
+                by_slot = list(zip(*texts, strict=True))  # per slot, every value's text
+                g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
+                g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
+            g.slot_start, g.tok_prefix, g.labels, order[id(g)] = shape_layout(shape)
+        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, order[id(g)]))
         return cls(groups, sum(counts.values()), empty)
