@@ -17,6 +17,7 @@ from lakeindex.fmdv import alignment
 from lakeindex.fmdv.alignment import Alignment, align_layouts
 from lakeindex.fmdv.column import QueryColumn
 from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.patterns.tokens import analyze
 
 LABELS = [("w", "N"), ("w", "L"), ("w", "A"), ("s", "-"), ("s", "."), ("s", "/"), ("s", "://")]
 
@@ -111,3 +112,27 @@ def test_a_query_column_from_counts_equals_one_from_the_values():
     assert (by_counts.total, by_counts.empty) == (by_values.total, by_values.empty) == (6, 1)
     assert [(g.shape, g.weight, g.values) for g in by_counts.groups] == [(g.shape, g.weight, g.values)
                                                                         for g in by_values.groups]
+
+
+def test_a_layouts_widest_range_is_the_most_tokens_of_any_value_there():
+    """Checked against the tokens of each value counted directly, for a layout of a few groups and one
+    of many (more than ``_FEW_GROUPS``: hex ids, where every value is a shape of its own)."""
+    rng = random.Random(9)
+    limits = EnumerationLimits()
+    few = ["ab-12-x", "abc-1-yy", "a-123456-z"]
+    many = ["".join(rng.choice("0123456789abcdef") for _ in range(8)) + "-" + str(rng.randint(0, 10 ** 6))
+            for _ in range(200)]
+    for values in (few, many):
+        col = QueryColumn.from_values(values, limits)
+        al = Alignment(col.groups)
+        for lay in al.layouts:
+            n = len(lay.labels)
+            for i in range(n):
+                for j in range(i + 1, n + 1):
+                    expected = max(g.tok_prefix[j] - g.tok_prefix[i] for g in lay.groups)
+                    assert lay.widest(i, j) == expected
+                    assert lay.widest(i, j) == expected  # remembered
+            whole = max(analyze(v, limits.max_subruns).ntokens for g in lay.groups for v in g.values)
+            assert lay.widest(0, n) == whole  # the whole value, as the tokenizer counts it
+    assert max(len(lay.groups) for lay in Alignment(QueryColumn.from_values(many, limits).groups).layouts) > \
+        alignment._FEW_GROUPS

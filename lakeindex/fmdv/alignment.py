@@ -119,6 +119,9 @@ def _align_in_order(order: tuple) -> tuple[int, dict[tuple, tuple[int, ...]]]:
     return len(ids), {seq: tuple(position[c] for c in cols) for seq, cols in mapping.items()}
 
 
+_FEW_GROUPS = 16  # up to this many groups, a layout's widest range is a Python max (numpy's call costs more)
+
+
 @dataclass
 class Layout:
     """The groups (distinct shapes) of one label sequence, and where its parts sit."""
@@ -127,12 +130,22 @@ class Layout:
     groups: list[Group]
     cols: list[int] = field(default_factory=list)  # aligned column of each part
     weight: int = 0
-    tokens: np.ndarray | None = None  # per group, tokens before each part (groups x parts + 1)
+    _tokens: np.ndarray | None = None  # per group, tokens before each part (groups x parts + 1)
+    _widest: dict[tuple[int, int], int] = field(default_factory=dict)
 
     def widest(self, i: int, j: int) -> int:
-        """The most tokens any value of the layout has in parts i..j-1."""
-        assert self.tokens is not None
-        return int((self.tokens[:, j] - self.tokens[:, i]).max())
+        """The most tokens any value of the layout has in parts i..j-1: in Python over a few groups,
+        vectorized over many (a UUID layout has hundreds); remembered, as segments share ranges."""
+        hit = self._widest.get((i, j))
+        if hit is None:
+            if len(self.groups) <= _FEW_GROUPS:
+                hit = max(g.tok_prefix[j] - g.tok_prefix[i] for g in self.groups)
+            else:
+                if self._tokens is None:
+                    self._tokens = np.array([g.tok_prefix for g in self.groups], dtype=np.int64)
+                hit = int((self._tokens[:, j] - self._tokens[:, i]).max())
+            self._widest[(i, j)] = hit
+        return hit
 
 
 class Alignment:
@@ -145,9 +158,7 @@ class Alignment:
         self.ncols, cols = align_layouts({k: sum(g.weight for g in gs) for k, gs in by.items()})
         self.layouts = []
         for labels, gs in sorted(by.items(), key=lambda kv: (-sum(g.weight for g in kv[1]), kv[0])):
-            lay = Layout(labels, gs, cols[labels], sum(g.weight for g in gs),
-                         np.array([g.tok_prefix for g in gs], dtype=np.int64))
-            self.layouts.append(lay)
+            self.layouts.append(Layout(labels, gs, cols[labels], sum(g.weight for g in gs)))
         self._columns: dict[tuple[int, int], frozenset[Alternative] | None] = {}
         self._signatures: dict[int, tuple[frozenset, bool]] = {}
 

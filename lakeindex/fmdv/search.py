@@ -131,8 +131,10 @@ class SegmentSolver:
         if any(lay.widest(i, j) > tau for lay, i, j in present):
             return None, absent  # too wide to be indexed
         if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
-            # values of several layouts inside the segment: solved over their shapes
-            return self.solve([(g, i, j) for lay, i, j in present for g in lay.groups], r, m), absent
+            # values of several layouts inside the segment: solved over their shapes (every part range
+            # is non-empty and within tau, checked above per layout)
+            parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
+            return choose(self._candidates(parts, r, m), self.fpr_slack), absent
         if all(al.is_symbol(c) for c in range(s, e)):
             text = "".join(next(iter(al.signature(c)[0]))[0] for c in range(s, e))
             return Candidate(escape_literal(text), 0.0, 0, literal=True), absent
@@ -155,12 +157,17 @@ class SegmentSolver:
         for g, i, j in parts:
             if i >= j or g.tokens(i, j) > tau:
                 return []  # a value with nothing in this segment, or too wide to be indexed
-        distinct = frozenset(g.shape[i:j] for g, i, j in parts)
+        return self._candidates(parts, r, m)
+
+    def _candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
+        """``candidates`` of parts known to be non-empty and within tau."""
+        seg = segment_key(parts)
+        distinct = {sub for sub, _, _ in seg}
         if len(distinct) == 1:
             only = next(iter(distinct))
             if all(isinstance(p, str) for p in only):
                 return [Candidate(escape_literal("".join(only)), 0.0, 0, literal=True)]
-        key = (segment_key(parts), r, m)
+        key = (seg, r, m)
         cands = self._feasible.get(key)
         if cands is None:
             hyps = segment_hypotheses(key[0], self.limits.max_constants, self.limits.max_templates)
