@@ -91,7 +91,7 @@ def _rule_for(meth: str, col: BenchColumn, index: IndexReader, solver: SegmentSo
 
 
 def evaluate(columns: list[BenchColumn], index: IndexReader, methods: list[str], m: int | None, r: float,
-             cold: bool, details: list[dict] | None, fpr_slack: float | None = None) -> dict[str, list[dict]]:
+             cold: bool, details: list[dict] | None, bands: dict | None = None) -> dict[str, list[dict]]:
     """Per method, one row per column: feasible, false positive, recall (both kinds), fit time."""
     corpus = Corpus(columns)
     own = OwnTest(columns, corpus)
@@ -99,8 +99,7 @@ def evaluate(columns: list[BenchColumn], index: IndexReader, methods: list[str],
     n = len(columns)
     rows: dict[str, list[dict]] = {}
     for meth in methods:
-        solver = None if cold else (SegmentSolver(index) if fpr_slack is None
-                                    else SegmentSolver(index, fpr_slack=fpr_slack))
+        solver = None if cold else SegmentSolver(index, **(bands or {}))
         if meth in FMDV_METHODS:
             _rule_for(meth, columns[0], index, solver, m, r)  # warm-up: imports, first reads of the index
         out = rows[meth] = []
@@ -199,6 +198,8 @@ def main() -> int:
     ap.add_argument("--m", type=int, default=None)
     ap.add_argument("--r", type=float, default=0.1)
     ap.add_argument("--fpr-slack", type=float, default=None, help="SegmentSolver's FPR band (default: its own)")
+    ap.add_argument("--narrow-slack", type=float, default=None,
+                    help="SegmentSolver's narrowing band (default: its own; 0 turns it off)")
     ap.add_argument("--cold-solver", action="store_true", help="a new SegmentSolver (empty cache) for every fit")
     ap.add_argument("--answer-key-recall", action="store_true",
                     help="also report recall without the other columns of the same grammar key")
@@ -213,7 +214,8 @@ def main() -> int:
     columns = test_columns(args.lake_seed, args.test_seed, args.columns, args.rows, args.special_share)
     details: list[dict] | None = [] if args.details else None
     with IndexReader(args.index) as ix:
-        rows = evaluate(columns, ix, methods, args.m, args.r, args.cold_solver, details, args.fpr_slack)
+        bands = {k: v for k, v in (("fpr_slack", args.fpr_slack), ("narrow_slack", args.narrow_slack)) if v is not None}
+        rows = evaluate(columns, ix, methods, args.m, args.r, args.cold_solver, details, bands)
         report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "index": str(args.index),
                   "index_version": ix.version, "index_columns": ix.meta.get("columns_scanned"),
                   "lake_seed": args.lake_seed, "test_seed": args.test_seed, "test_columns": len(columns),

@@ -286,6 +286,8 @@ def main() -> int:
     ap.add_argument("--m", type=int, default=None)
     ap.add_argument("--r", type=float, default=0.1)
     ap.add_argument("--fpr-slack", type=float, default=None, help="SegmentSolver's FPR band (default: its own)")
+    ap.add_argument("--narrow-slack", type=float, default=None,
+                    help="SegmentSolver's narrowing band (default: its own; 0 turns it off)")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--details", type=Path, default=None,
                     help="write one JSON line per column and FMDV method (rule, reason, false positive, recall)")
@@ -294,7 +296,8 @@ def main() -> int:
     key = answer_key(args.plan_tables, args.plan_seed, args.plan_wide_tables)
     columns = load_columns(args.lake, args.columns, args.seed, key, args.min_values)
     with IndexReader(args.index) as ix:
-        solver = SegmentSolver(ix) if args.fpr_slack is None else SegmentSolver(ix, fpr_slack=args.fpr_slack)
+        bands = {k: v for k, v in (("fpr_slack", args.fpr_slack), ("narrow_slack", args.narrow_slack)) if v is not None}
+        solver = SegmentSolver(ix, **bands)
         details: list[dict] | None = [] if args.details else None
         result = evaluate(columns, solver, args.m, args.r, details)
         report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "lake": str(args.lake),

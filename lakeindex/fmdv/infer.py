@@ -118,8 +118,8 @@ class AutoValidator:
                 if result.segments[0][2].literal:
                     return result
                 cands = cands + [result.segments[0][2]]
-            return Segmentation([(0, 0, choose(cands, self.solver_.fpr_slack))])
-        best = choose(cands, self.solver_.fpr_slack)
+            return Segmentation([(0, 0, choose(cands, self.solver_.fpr_slack, self.solver_.narrow_slack))])
+        best = choose(cands, self.solver_.fpr_slack, self.solver_.narrow_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
     def _solve(self, values: Counter[str], depth: int) -> Segmentation | None:

@@ -241,6 +241,37 @@ def generality(pattern: str) -> int:
                if e.cls not in (None, "opt", "/opt", "rep", "/rep"))
 
 
+# class -> the classes whose language (for one run) holds it: <digit> words are numbers and hex words,
+# case-uniform letters are letters; <hex> letters are a-f only, so no letter class lies inside <hex>
+_INSIDE = {"digit": {"digit", "num", "hex", "alphanum", "all"}, "upper": {"upper", "letter", "alphanum", "all"},
+           "lower": {"lower", "letter", "alphanum", "all"}, "letter": {"letter", "alphanum", "all"},
+           "hex": {"hex", "alphanum", "all"}, "alphanum": {"alphanum", "all"}, "num": {"num", "all"},
+           "all": {"all"}}
+
+
+def _element_inside(inner: Element, outer: Element) -> bool:
+    """Every string of element ``inner`` is one of ``outer`` (conservative: False when unsure)."""
+    if inner.cls is None or outer.cls is None or inner.cls in ("opt", "/opt", "rep", "/rep"):
+        return inner == outer  # literals and block markers: the same text, quantifier included
+    if outer.cls not in _INSIDE.get(inner.cls, ()):
+        return False
+    if outer.cls in ("num", "all"):
+        return True  # any run of digits is a number; anything is <all>
+    if inner.cls in ("num", "all"):
+        return False  # a decimal point or any character: only <num> or <all> hold them
+    return outer.k is None or inner.k == outer.k  # {k} lies inside {k} and +, + only inside +
+
+
+@lru_cache(maxsize=8192)
+def subsumes(general: str, specific: str) -> bool:
+    """Every value ``specific`` matches, ``general`` matches too: the two patterns have the same elements
+    one for one (literals, blocks) and each class of ``specific`` lies inside the class of ``general``
+    at that place (``<upper>{6}`` inside ``<upper>+`` inside ``<letter>+`` inside ``<alphanum>+``).
+    Sufficient, not necessary: patterns of other element counts answer False."""
+    a, b = parse(specific), parse(general)
+    return len(a) == len(b) and all(_element_inside(x, y) for x, y in zip(a, b, strict=True))
+
+
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 

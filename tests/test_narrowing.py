@@ -1,0 +1,74 @@
+"""Pattern subsumption (lakeindex.patterns.pattern.subsumes) and the narrowing band of
+lakeindex.fmdv.search.choose.
+
+``subsumes`` is checked against the regex semantics itself: over every string of up to 3 characters
+from a small alphabet that holds each class's edge cases (a digit, hex and non-hex letters of both
+cases, a dot), whenever ``subsumes(g, s)`` says yes, every string ``s`` matches must match ``g``.
+The pairs that must be recognised are written out from the class definitions of
+lakeindex.patterns.hierarchy. The band's choices are worked out by hand from the module docstring.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from lakeindex.fmdv.search import Candidate, choose
+from lakeindex.patterns.pattern import matches, subsumes
+
+CLASSES = ["<digit>+", "<digit>{2}", "<upper>+", "<upper>{2}", "<lower>+", "<lower>{1}", "<letter>+",
+           "<letter>{2}", "<hex>+", "<hex>{2}", "<alphanum>+", "<alphanum>{2}", "<num>", "<all>"]
+ALPHABET = "05afzAFZ.-"
+STRINGS = ["".join(t) for n in range(1, 4) for t in itertools.product(ALPHABET, repeat=n)]
+
+
+@pytest.mark.parametrize("specific", CLASSES + ["<upper>+-<digit>{2}", "<opt>-</opt><digit>+"])
+def test_a_pattern_said_to_be_inside_another_never_matches_a_string_the_other_rejects(specific):
+    generals = CLASSES + ["<alphanum>+-<digit>+", "<letter>+-<num>", "<opt>-</opt><num>", "<opt>-</opt><alphanum>+"]
+    inside = [s for s in STRINGS if matches(specific, s)]
+    for general in generals:
+        if subsumes(general, specific):
+            assert all(matches(general, s) for s in inside), (general, specific)
+
+
+@pytest.mark.parametrize("general,specific,expected", [
+    ("<alphanum>+", "<upper>+", True),
+    ("<letter>+", "<upper>{6}", True),
+    ("<upper>+", "<upper>{6}", True),
+    ("<num>", "<digit>+", True),
+    ("<hex>+", "<digit>{4}", True),
+    ("<alphanum>+-<digit>+", "<upper>+-<digit>{3}", True),
+    ("<opt>-</opt><alphanum>+", "<opt>-</opt><digit>+", True),
+    ("<alphanum>+", "<num>", False),  # "1.5" has a dot
+    ("<digit>+", "<num>", False),
+    ("<upper>{6}", "<upper>+", False),
+    ("<hex>+", "<lower>+", False),  # "z" is no hex digit
+    ("<upper>+", "<letter>+", False),
+    ("<alphanum>+-<digit>+", "<upper>+_<digit>{3}", False),  # another literal
+    ("<alphanum>+", "<alphanum>+-<digit>+", False),  # other element counts: not decided, so no
+])
+def test_subsumption_of_hand_picked_pairs(general, specific, expected):
+    assert subsumes(general, specific) is expected
+
+
+ALNUM = Candidate("<alphanum>+", 0.041, 6216)
+UPPER = Candidate("<upper>+", 0.054, 1321)
+LETTER = Candidate("<letter>+", 0.095, 2808)
+
+
+def test_the_band_narrows_the_choice_to_a_pattern_inside_it():
+    """<alphanum>+ has the lowest FPR; <upper>+ lies inside it, 0.013 higher (within 0.02): chosen.
+    <letter>+ is inside too but 0.054 higher. With the band off, the lowest FPR stands."""
+    assert choose([ALNUM, UPPER, LETTER], 0.005) == UPPER
+    assert choose([ALNUM, UPPER, LETTER], 0.005, narrow=0.0) == ALNUM
+    assert choose([ALNUM, LETTER], 0.005) == ALNUM
+
+
+def test_the_band_never_picks_a_pattern_that_accepts_what_the_choice_rejects():
+    """<num> is 0.0018 above <alphanum>+ and more specific by coverage, but accepts "1.5", which
+    <alphanum>+ rejects: not inside, so not chosen (a plain band would pick it)."""
+    low = Candidate("<alphanum>+", 0.0302, 170)
+    num = Candidate("<num>", 0.0428, 120)
+    assert choose([low, num], 0.005) == low
+    assert choose([low, num], 0.02, narrow=0.0) == num  # what a plain band of 0.02 does
