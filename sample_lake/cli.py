@@ -48,3 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     print(json.dumps(summary))
     return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
