@@ -58,8 +58,8 @@ LETTER = Candidate("<letter>+", 0.095, 2808)
 
 
 def test_the_band_narrows_the_choice_to_a_pattern_inside_it():
-    """<alphanum>+ has the lowest FPR; <upper>+ lies inside it, 0.013 higher (within 0.02): chosen.
-    <letter>+ is inside too but 0.054 higher. With the band off, the lowest FPR stands."""
+    """<alphanum>+ has the lowest FPR; <upper>+ lies inside it, 0.013 higher (within the 0.05 band):
+    chosen. <letter>+ is inside too but 0.054 higher. With the band off, the lowest FPR stands."""
     assert choose([ALNUM, UPPER, LETTER], 0.005) == UPPER
     assert choose([ALNUM, UPPER, LETTER], 0.005, narrow=0.0) == ALNUM
     assert choose([ALNUM, LETTER], 0.005) == ALNUM
@@ -72,3 +72,31 @@ def test_the_band_never_picks_a_pattern_that_accepts_what_the_choice_rejects():
     num = Candidate("<num>", 0.0428, 120)
     assert choose([low, num], 0.005) == low
     assert choose([low, num], 0.02, narrow=0.0) == num  # what a plain band of 0.02 does
+
+
+class _Solver:
+    """What ``vertical._narrow`` asks of a solver: its band and each segment's candidates."""
+
+    narrow_slack = 0.02
+
+    def __init__(self, cands: dict[tuple[int, int], list[Candidate]]) -> None:
+        self.cands = cands
+
+    def column_candidates(self, al, s, e, r, m):
+        return self.cands[(s, e)], None
+
+
+def test_a_segmentation_narrows_left_to_right_within_what_r_leaves():
+    """Two <alphanum>+ segments (0.041 each) around a literal sum to 0.082 under r = 0.1, leaving
+    0.018. Narrowing the first to <upper>+ costs 0.013 (left: 0.005); the second would cost 0.013
+    too, more than is left, so it stays: the rule's FPR is 0.095, still within r."""
+    from lakeindex.fmdv.vertical import _narrow
+
+    dash = Candidate("-", 0.0, 0, literal=True)
+    solver = _Solver({(0, 1): [ALNUM, UPPER, LETTER], (1, 2): [dash], (2, 3): [ALNUM, UPPER]})
+    segs = [(0, 1, ALNUM, None), (1, 2, dash, None), (2, 3, ALNUM, None)]
+    out = _narrow(segs, None, solver, 0.1, 1)
+    assert [c for _, _, c, _ in out] == [UPPER, dash, ALNUM]
+    assert sum(c.fpr for _, _, c, _ in out) <= 0.1
+    solver.narrow_slack = 0.0
+    assert [c for _, _, c, _ in _narrow(segs, None, solver, 0.1, 1)] == [ALNUM, dash, ALNUM]

@@ -30,7 +30,7 @@ from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
 from lakeindex.fmdv.repetition import repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
-from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
+from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
@@ -98,10 +98,12 @@ class AutoValidator:
         return Segmentation([(0, 0, c)]) if c is not None else None
 
     def _vertical(self, groups: list[Group]) -> Segmentation | None:
-        whole = self._whole(groups)
-        if whole is not None and whole.fpr == 0.0:
-            return whole  # nothing beats FPR 0 with one segment
-        return segment(groups, self.solver_, self.r, self.m_)
+        solver = self.solver_
+        cands = solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
+        whole = choose(cands, solver.fpr_slack, 0.0)
+        if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
+            return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))])
+        return segment(groups, solver, self.r, self.m_)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
         """Add the paper's FMDV-H hypotheses (any values cut within theta) to the greedy result.

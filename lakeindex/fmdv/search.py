@@ -14,17 +14,18 @@ Two choices go beyond the paper, both in the open space its formulation leaves:
   safe, and the most specific one (lowest coverage, then lowest in the hierarchy) wins. For example,
   ``<digit>+.<digit>+.<digit>+.<digit>+`` (FPR 0.0019) beats ``<alphanum>+.<digit>+.<num>`` (0.0017)
   for IPv4. This raises recall for an expected FPR cost of at most the slack.
-* *Narrowing band.* The choice then gives way to a pattern whose language lies inside its own
-  (``subsumes``: ``<upper>+`` inside ``<alphanum>+``) and whose FPR is at most ``narrow_slack``
-  (0.02) higher, the most specific such. It accepts a subset of what the choice accepts, so it can
-  only flag more, for an expected FPR at most 0.02 higher and still <= r. On the 20k-column
-  benchmark lake an upper-case status column gets ``<upper>+`` (FPR 0.054) instead of
-  ``<alphanum>+`` (0.041), which any word passes: FMDV-VH recall on its machine and composite
-  columns rose from 0.919 to 0.933 at the same precision, 0.9985. A plain band of 0.02 (any
-  candidate, not only narrower ones) scored the same there, but picks ``<num>`` over
-  ``<alphanum>+`` for signed integers, which lets decimals through; a plain band of 0.05 lost rules
-  (rule rate 0.980 to 0.954), each segment taking a riskier pattern until their sum passed r
-  (BENCHMARKS, "Narrowing band").
+* *Narrowing band.* Once a segmentation is chosen, each segment's pattern gives way to one whose
+  language lies inside its own (``subsumes``: ``<upper>+`` inside ``<alphanum>+``) and whose FPR is
+  at most ``narrow_slack`` (0.05) higher, the most specific such, as long as the rule's FPR stays
+  within r (left to right, ``vertical._narrow``; a one-segment rule narrows directly). The narrower
+  pattern accepts a subset of what the choice accepts, so it can only flag more. On the 20k-column
+  benchmark lake, upper- and lower-case enums get ``<upper>+`` (FPR 0.054) or ``<lower>+`` (0.087)
+  instead of ``<alphanum>+`` (0.041), which any word passes: FMDV-VH recall on its machine and
+  composite columns rose from 0.919 to 0.945 at the same precision, 0.9985. Narrowing inside the
+  DP instead lost rules (rule rate 0.980 to 0.954 at 0.05): each segment took a riskier pattern
+  until their sum passed r. A band up to r itself added 0.0003 recall and cost FMDV-V a point of
+  precision. A plain band (any candidate, not only narrower ones) picks ``<num>`` over
+  ``<alphanum>+`` for signed integers, which lets decimals through. (BENCHMARKS, "Narrowing band".)
 
 Lookups are cached per process (keyed by pattern), and the feasible candidates per segment key
 (sub-shapes, agreed constants, hex flags), so a query over shapes seen before costs dictionary
@@ -46,7 +47,7 @@ if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
 
 
-NARROW_SLACK = 0.02  # the narrowing band (module docstring)
+NARROW_SLACK = 0.05  # the narrowing band (module docstring)
 ENTRY_OVERHEAD = 120  # bytes of a cache entry beyond its strings: dict slot, key and value objects
 
 
@@ -72,8 +73,15 @@ def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -
         return None
     floor = min(c.fpr for c in cands)
     best = min((c for c in cands if c.fpr <= floor + slack), key=lambda c: c.rank)
-    inner = [c for c in cands if c.fpr <= best.fpr + narrow and c.rank < best.rank and not c.literal
-             and not best.literal and subsumes(best.pattern, c.pattern)]
+    return narrowed(best, cands, best.fpr + narrow)
+
+
+def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candidate:
+    """The most specific candidate inside ``best``'s language with FPR <= ``max_fpr`` (else ``best``)."""
+    if best.literal:
+        return best
+    inner = [c for c in cands if c.fpr <= max_fpr and c.rank < best.rank and not c.literal
+             and subsumes(best.pattern, c.pattern)]
     return min(inner, key=lambda c: c.rank) if inner else best
 
 
@@ -137,24 +145,32 @@ class SegmentSolver:
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float,
                       m: int) -> tuple[Candidate | None, frozenset | None]:
-        """Best pattern for aligned columns [s, e) of a query column, and the layouts that lack them
-        (None when every value has them: the segment is not optional)."""
+        """Best pattern for aligned columns [s, e) of a query column before narrowing (the
+        segmentation narrows its segments within what r leaves, see ``vertical.segment``), and the
+        layouts that lack them (None when every value has them: the segment is not optional)."""
+        cands, absent = self.column_candidates(al, s, e, r, m)
+        return choose(cands, self.fpr_slack, 0.0), absent
+
+    def column_candidates(self, al: Alignment, s: int, e: int, r: float,
+                          m: int) -> tuple[list[Candidate], frozenset | None]:
+        """The feasible candidates of aligned columns [s, e) (one literal for delimiters), and the
+        layouts that lack them."""
         ranges = al.ranges(s, e)
         present = [(lay, i, j) for lay, i, j in ranges if i < j]
         if not present:
-            return None, None
+            return [], None
         absent = None if len(present) == len(ranges) else frozenset(id(lay) for lay, i, j in ranges if i >= j)
         tau = self.limits.tau
         if any(lay.widest(i, j) > tau for lay, i, j in present):
-            return None, absent  # too wide to be indexed
+            return [], absent  # too wide to be indexed
         if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
             # values of several layouts inside the segment: solved over their shapes (every part range
             # is non-empty and within tau, checked above per layout)
             parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
-            return choose(self._candidates(parts, r, m), self.fpr_slack, self.narrow_slack), absent
+            return self._candidates(parts, r, m), absent
         if all(al.is_symbol(c) for c in range(s, e)):
             text = "".join(next(iter(al.signature(c)[0]))[0] for c in range(s, e))
-            return Candidate(escape_literal(text), 0.0, 0, literal=True), absent
+            return [Candidate(escape_literal(text), 0.0, 0, literal=True)], absent
         key = (tuple(al.signature(c) for c in range(s, e)), r, m)
         cands = self._feasible.get(key)
         if cands is None:
@@ -162,7 +178,7 @@ class SegmentSolver:
                               self.limits.max_templates)
             cands = self.feasible(hyps or [], r, m)
             self._remember(key, cands)
-        return choose(cands, self.fpr_slack, self.narrow_slack), absent
+        return cands, absent
 
     def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
         """Best pattern for the sub-column made of ``parts`` (None if infeasible)."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from lakeindex.fmdv.alignment import Alignment
 from lakeindex.fmdv.column import Group
-from lakeindex.fmdv.search import Candidate, SegmentSolver
+from lakeindex.fmdv.search import Candidate, SegmentSolver, narrowed
 from lakeindex.patterns.pattern import OPT_CLOSE, OPT_OPEN, generality
 
 # Machine-generated columns have a handful of token sequences (URLs of a few path depths); free
@@ -98,7 +98,24 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
         s, prev, c, absent = best[e][state][1]
         segs.append((s, e, c, absent))
         e, state = s, prev
-    return Segmentation(_blocks(segs[::-1]))
+    return Segmentation(_blocks(_narrow(segs[::-1], al, solver, r, m)))
+
+
+def _narrow(segs: list[tuple[int, int, Candidate, frozenset | None]], al: Alignment, solver: SegmentSolver,
+            r: float, m: int) -> list[tuple[int, int, Candidate, frozenset | None]]:
+    """The narrowing band (``search`` module docstring) applied after the segmentation is chosen, left
+    to right, each segment within its band and within what r leaves: narrowing inside the DP would
+    make each segment riskier and their sum pass r, losing rules."""
+    left = r - sum(c.fpr for _, _, c, _ in segs)
+    out = []
+    for s, e, c, absent in segs:
+        if not c.literal and solver.narrow_slack > 0:
+            cands, _ = solver.column_candidates(al, s, e, r, m)
+            n = narrowed(c, cands, min(c.fpr + solver.narrow_slack, c.fpr + left))
+            left -= n.fpr - c.fpr
+            c = n
+        out.append((s, e, c, absent))
+    return out
 
 
 def _blocks(segs: list[tuple[int, int, Candidate, frozenset | None]]) -> list[tuple[int, int, Candidate]]:
