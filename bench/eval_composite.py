@@ -38,7 +38,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.eval_quality import BenchColumn, Corpus, flags, profiler_pattern, write_outputs  # noqa: E402
+from bench.eval_quality import (  # noqa: E402
+    BenchColumn,
+    Corpus,
+    flags,
+    profiler_pattern,
+    solver_bands,
+    write_outputs,
+)
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import METHODS as FMDV_METHODS  # noqa: E402
 from lakeindex.fmdv.rule import Rule  # noqa: E402
@@ -214,8 +221,7 @@ def main() -> int:
     columns = test_columns(args.lake_seed, args.test_seed, args.columns, args.rows, args.special_share)
     details: list[dict] | None = [] if args.details else None
     with IndexReader(args.index) as ix:
-        bands = {k: v for k, v in (("fpr_slack", args.fpr_slack), ("narrow_slack", args.narrow_slack)) if v is not None}
-        rows = evaluate(columns, ix, methods, args.m, args.r, args.cold_solver, details, bands)
+        rows = evaluate(columns, ix, methods, args.m, args.r, args.cold_solver, details, solver_bands(args))
         report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "index": str(args.index),
                   "index_version": ix.version, "index_columns": ix.meta.get("columns_scanned"),
                   "lake_seed": args.lake_seed, "test_seed": args.test_seed, "test_columns": len(columns),

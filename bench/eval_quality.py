@@ -272,6 +272,11 @@ def _summarize(per: dict, columns: list[BenchColumn], fit_ms: dict) -> dict:
     return out
 
 
+def solver_bands(args: argparse.Namespace) -> dict[str, float]:
+    """The SegmentSolver bands given on the command line (``--fpr-slack``, ``--narrow-slack``)."""
+    return {k: v for k, v in (("fpr_slack", args.fpr_slack), ("narrow_slack", args.narrow_slack)) if v is not None}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lake", type=Path, required=True)
@@ -296,8 +301,7 @@ def main() -> int:
     key = answer_key(args.plan_tables, args.plan_seed, args.plan_wide_tables)
     columns = load_columns(args.lake, args.columns, args.seed, key, args.min_values)
     with IndexReader(args.index) as ix:
-        bands = {k: v for k, v in (("fpr_slack", args.fpr_slack), ("narrow_slack", args.narrow_slack)) if v is not None}
-        solver = SegmentSolver(ix, **bands)
+        solver = SegmentSolver(ix, **solver_bands(args))
         details: list[dict] | None = [] if args.details else None
         result = evaluate(columns, solver, args.m, args.r, details)
         report = {"date": time.strftime("%Y-%m-%d"), "command": " ".join(sys.argv), "lake": str(args.lake),

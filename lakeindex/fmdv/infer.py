@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, nonempty_counts
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
@@ -178,9 +178,8 @@ class AutoValidator:
         list of fixed length that vertical cuts solve keeps its per-field rule. With a horizontal cut,
         values that are not lists or records of the majority's form (``N/A``) may be cut within theta."""
         tol = self.theta if self.method.endswith("h") else 0.0
-        pool = nonempty_counts(values)
-        part = partial(self._part, depth=depth + 1)
-        cands = [c for c in (repetition_rule(pool, part, tol), record_rule(pool, part, tol)) if c is not None]
+        part = partial(self._part, depth=depth + 1)  # both rules drop empty values themselves
+        cands = [c for c in (repetition_rule(values, part, tol), record_rule(values, part, tol)) if c is not None]
         if not cands:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])

@@ -111,7 +111,7 @@ def _narrow(segs: list[tuple[int, int, Candidate, frozenset | None]], al: Alignm
     for s, e, c, absent in segs:
         if not c.literal and solver.narrow_slack > 0:
             cands, _ = solver.column_candidates(al, s, e, r, m)
-            n = narrowed(c, cands, min(c.fpr + solver.narrow_slack, c.fpr + left))
+            n = narrowed(c, cands, c.fpr + min(solver.narrow_slack, left))
             left -= n.fpr - c.fpr
             c = n
         out.append((s, e, c, absent))

@@ -257,8 +257,6 @@ def _element_inside(inner: Element, outer: Element) -> bool:
         return False
     if outer.cls in ("num", "all"):
         return True  # any run of digits is a number; anything is <all>
-    if inner.cls in ("num", "all"):
-        return False  # a decimal point or any character: only <num> or <all> hold them
     return outer.k is None or inner.k == outer.k  # {k} lies inside {k} and +, + only inside +
 
 
