@@ -5,7 +5,10 @@ bytes, never the corpus):
 
 1. list the lake with Spark's ``binaryFile`` source (metadata only);
 2. ``mapInArrow`` over file contents: parse, reduce columns to value counts, enumerate P(D), and
-   emit task-local partial sums of (Imp_D(p) units, 1) per pattern (``lakeindex.index.scan``);
+   emit task-local partial sums of (Imp_D(p) units, 1) per pattern (``lakeindex.index.scan``). The
+   part files of a multi-part table (``orders/part-*``, ``events/date=…/``) are first partitioned and
+   sorted by table, so one task merges each table's columns over its parts (one column, one count in
+   Cov_T); single-file tables are read where they lie, without a shuffle;
 3. ``groupBy(pattern)`` sums them into (Σ Imp, Cov_T) and drops patterns under the coverage floor;
 4. range-partition and sort by key bytes, write each partition as an SST file in its executor,
    stream the files to the driver one partition at a time, ingest them into RocksDB, and publish
@@ -23,6 +26,7 @@ import os
 import shutil
 import time
 import uuid
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -34,10 +38,10 @@ from lakeindex import __version__
 from lakeindex.index.build_options import BuildError
 from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
-from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition
+from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
 from lakeindex.lake.formats import FORMATS
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
@@ -108,6 +112,14 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
     return meta
 
 
+def multipart_tables(paths: list[str], root: str) -> dict[str, str]:
+    """Table of each file that is one of several part files of a table (:func:`table_of`); files that
+    are a table of their own are left out."""
+    tables = {p: table_of(p, root) for p in paths}
+    parts = Counter(tables.values())
+    return {p: t for p, t in tables.items() if parts[t] > 1}
+
+
 def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
           limits: EnumerationLimits) -> DataFrame:
     par = parallelism(spark)
@@ -117,9 +129,21 @@ def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
     spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE)).filter(F.col("path").isin(paths))
-    return files.select("path", "content").mapInArrow(
-        partial(scan_partition, root=root, limits=limits.to_dict()), SCAN_SCHEMA)
+    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
+    lim = limits.to_dict()
+    tables = multipart_tables(paths, root)
+    single = [p for p in paths if p not in tables]
+    scans = []
+    if single:
+        scans.append(files.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
+            partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
+    if tables:
+        names = spark.createDataFrame(sorted(tables.items()), "path string, table string")
+        grouped = (files.join(F.broadcast(names), "path").select("path", "content", "table")
+                   .repartition(max(1, min(len(set(tables.values())), par * 4)), "table")
+                   .sortWithinPartitions("table", "path"))
+        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim), SCAN_SCHEMA))
+    return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
 
 
 def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
@@ -149,10 +173,15 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                 candidates.append(f)
         if known is not None:
             new_rows = []
+            known_tables = {table_of(f"{root}/{rel}", root) for rel in known}
             for row in candidates:
                 rel = relative_table(row.path, root)
                 prev = known.get(rel)
-                if prev is None:
+                table = table_of(row.path, root)
+                if prev is None and table != rel and table in known_tables:
+                    skipped.append({"file": rel, "reason": f"a new part file of the indexed table {table}; "
+                                                           "incremental builds only add new tables: run a full build"})
+                elif prev is None:
                     new_rows.append(row)
                 elif prev["bytes"] != row.length or prev["mtime"] != row.mtime:
                     skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
@@ -192,7 +221,7 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                 meta["build_seconds"] = round(time.time() - t0, 3)
                 tables = [{"table": relative_table(r.path, root), "bytes": r.length,
                            "mtime": r.mtime} for r in candidates]
-                scanned_ok = {s["table"] for s in stats if not s["skipped"]}
+                scanned_ok = {f for s in stats if not s["skipped"] for f in s.get("files", [s["table"]])}
                 tables = [t for t in tables if t["table"] in scanned_ok]
                 prog.say("publishing")
                 builder.publish(meta, tables)

@@ -6,17 +6,23 @@ by :func:`lakeindex.patterns.column_patterns`, and Imp_D(p) added into a task-lo
 is flushed whenever it reaches ``flush_entries`` patterns (bounded memory). Patterns shared by many
 columns of the task leave the Python worker once, which is most of the build's data reduction.
 One ``stats`` row per file carries what the build metadata reports.
+
+The part files of a multi-part table (Spark/Hive output) reach ``scan_tables_partition`` together,
+and their columns are merged before enumeration (:mod:`lakeindex.index.part_merge`): one table, one
+stats row, each column counted once.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Iterator
+from itertools import groupby
 
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
+from lakeindex.index.part_merge import MergedColumn
 from lakeindex.lake.listing import relative_table
 from lakeindex.lake.readers import read_table
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
@@ -83,6 +89,41 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     return stats
 
 
+def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: EnumerationLimits,
+                  acc: dict[str, list[int]]) -> list[dict]:
+    """Add one multi-part table's columns, merged over its part files ``(relative path, bytes)``, to
+    ``acc``; return its stats row (with its ``files``) and one row per part file skipped."""
+    stats: dict = {"table": table, "files": [], "bytes": 0, "rows": 0, "columns": 0, "cells": 0,
+                   "values": 0, "wide_values": 0, "issues": [], "skipped": None}
+    skipped: list[dict] = []
+    merged: dict[str, MergedColumn] = {}
+    keep_wide = MAX_WINDOWED_VALUES if limits.window_edge else 0
+    for rel, data in parts:
+        read = read_table(rel, data)
+        if read.skipped:
+            skipped.append({"table": rel, "bytes": len(data), "rows": 0, "columns": 0, "cells": 0, "values": 0,
+                            "wide_values": 0, "issues": [], "skipped": read.skipped})
+            continue
+        stats["files"].append(rel)
+        stats["bytes"] += len(data)
+        stats["rows"] += read.rows
+        stats["issues"].extend({"file": rel, **issue} for issue in read.issues)
+        for name, arr in read.columns:
+            merged.setdefault(name, MergedColumn()).add(*column_values(arr, limits.tau, keep_wide), read.rows)
+    if not stats["files"]:
+        return skipped
+    for col in merged.values():
+        stats["columns"] += 1
+        stats["cells"] += col.cells
+        if not col.narrow and not col.wide_listed and not col.wide_unlisted:
+            continue
+        cp = add_column(acc, list(col.narrow), list(col.narrow.values()), limits, col.wide_unlisted,
+                        list(col.wide_listed), list(col.wide_listed.values()))
+        stats["values"] += cp.total
+        stats["wide_values"] += cp.wide
+    return [stats, *skipped]
+
+
 def add_column(acc: dict[str, list[int]], values: list[str], counts: list[int] | None,
                limits: EnumerationLimits, wide: int = 0, wide_values: list[str] | None = None,
                wide_counts: list[int] | None = None) -> ColumnPatterns:
@@ -131,6 +172,32 @@ def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
             if len(acc) >= flush_entries:
                 yield _pattern_batch(acc)
                 acc = {}
+    if acc:
+        yield _pattern_batch(acc)
+    if stats:
+        yield _stats_batch(stats)
+
+
+def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
+                          flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over the part files of multi-part tables, rows (path, content, table) with each
+    table's rows next to each other (the build partitions and sorts them by table)."""
+    lim = EnumerationLimits(**limits)
+    acc: dict[str, list[int]] = {}
+    stats: list[dict] = []
+
+    def rows() -> Iterator[tuple[str, str, bytes]]:
+        for batch in batches:
+            paths, tables = batch.column("path").to_pylist(), batch.column("table").to_pylist()
+            contents = batch.column("content")
+            for i, path in enumerate(paths):
+                yield tables[i], relative_table(path, root), contents[i].as_py() or b""
+
+    for table, group in groupby(rows(), key=lambda row: row[0]):
+        stats.extend(profile_table(table, ((rel, data) for _, rel, data in group), lim, acc))
+        if len(acc) >= flush_entries:
+            yield _pattern_batch(acc)
+            acc = {}
     if acc:
         yield _pattern_batch(acc)
     if stats:

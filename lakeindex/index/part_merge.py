@@ -1,0 +1,81 @@
+"""Columns of a multi-part table, merged part file by part file into bounded per-column summaries.
+
+A table written by Spark or Hive is a directory of part files (``orders/part-00000-….parquet``,
+``events/date=2024-01-01/part-0.csv``: :func:`lakeindex.lake.listing.table_of`). Its column is *one*
+column D of the lake: indexing each part as a table of its own would count the column once per part in
+Cov_T(p) and average its impurity over slices (a part that happens to hold only ``ACTIVE`` would make
+``ACTIVE`` look like a domain). The build therefore sends every part of a table to one task, in path
+order, and folds each part's distinct values (with counts, from Arrow) into a summary per column:
+
+* narrow values (at most tau tokens) with their weights, summed exactly while the column has at most
+  ``MERGE_DISTINCT`` distinct values. Beyond that the summary is cut back to ``MERGE_DISTINCT`` values
+  by priority sampling (:mod:`lakeindex.patterns.sampling`, the sampling the enumeration itself applies
+  with 128 values), with the estimates rounded to integers by largest remainders, so their sum, |D|,
+  stays exact. Later parts add exact counts to the values kept. The enumeration then samples 128 of
+  these, so a column of more than ``MERGE_DISTINCT`` distinct values is estimated either way;
+* wide values given apart (the heaviest of each part, cut into windows): the ``MAX_WINDOWED_VALUES``
+  heaviest kept, the others counted, as a single file's scan keeps them;
+* the number of other wide values, and the cells read.
+
+Memory per task: ``MERGE_DISTINCT`` narrow and ``2 * MAX_WINDOWED_VALUES`` wide values per column of
+the table (plus one part file, as for any file), whatever the number of parts. Up to the cap, the
+summary equals the column of a single file holding all the parts, so the index is the same
+(``tests/test_part_tables.py``); the wide values kept may differ slightly (a value heavy over the table
+but light in each part may be counted, not listed).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from dataclasses import dataclass, field
+
+from lakeindex.patterns.sampling import priority_sample
+from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
+
+MERGE_DISTINCT = 4096  # narrow distinct values a merged column keeps exactly (32x the enumeration's sample)
+
+
+def _apportion(values: list[str], estimates: list[float], total: int) -> dict[str, int]:
+    """Integer weights for estimated ones, summing to ``total``: floors (at least 1), then the units left
+    to the largest fractional parts (largest-remainder rounding), or taken back from the heaviest."""
+    ints = [max(1, math.floor(e)) for e in estimates]
+    left = total - sum(ints)
+    if left > 0:
+        order = sorted(range(len(values)), key=lambda i: (ints[i] - estimates[i], i))
+        for j in range(left):
+            ints[order[j % len(order)]] += 1
+    for _ in range(-left):  # the floors of 1 took more than the total (float error): heaviest give back
+        i = max(range(len(values)), key=lambda i: ints[i])
+        ints[i] -= 1
+    return dict(zip(values, ints, strict=True))
+
+
+@dataclass
+class MergedColumn:
+    """One column's summary over the parts seen so far (module docstring)."""
+
+    narrow: dict[str, int] = field(default_factory=dict)
+    wide_listed: dict[str, int] = field(default_factory=dict)
+    wide_unlisted: int = 0
+    cells: int = 0
+
+    def add(self, values: list[str], counts: list[int], wide: int, wide_values: list[str],
+            wide_counts: list[int], rows: int) -> None:
+        """Fold one part's distinct values into the summary (``scan.column_values``'s five results)."""
+        narrow = self.narrow
+        for v, n in zip(values, counts, strict=True):
+            narrow[v] = narrow.get(v, 0) + n
+        if len(narrow) > MERGE_DISTINCT:
+            total = sum(narrow.values())
+            kept, est = priority_sample(list(narrow), list(narrow.values()), MERGE_DISTINCT)
+            self.narrow = _apportion(kept, est, total)
+        listed = self.wide_listed
+        for v, n in zip(wide_values, wide_counts, strict=True):
+            listed[v] = listed.get(v, 0) + n
+        self.wide_unlisted += wide
+        if len(listed) > MAX_WINDOWED_VALUES:
+            keep = heapq.nlargest(MAX_WINDOWED_VALUES, listed.items(), key=lambda kv: (kv[1], kv[0]))
+            self.wide_unlisted += sum(listed.values()) - sum(n for _, n in keep)
+            self.wide_listed = dict(keep)
+        self.cells += rows
