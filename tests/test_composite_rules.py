@@ -471,3 +471,25 @@ def test_split_items_results_are_not_shared_between_calls():
     first.append("zzz")
     first[0] = "changed"
     assert split("a|b|c", "|") == ["a", "b", "c"]
+
+
+def test_a_composite_rule_stays_within_r(tmp_path):
+    """A record's FPR is the sum of its fields' (Eq. 8), and like a vertical segmentation it must
+    stay within r even when each field does. Here every lake column has 3 ad-hoc values in 60, so
+    each field pattern has FPR 3/60 = 0.05 and the record date|a/b/c|CODE-n sums to 0.15: no rule at
+    r = 0.1, the record rule at r = 0.2."""
+    rng = random.Random(4)
+
+    def dirty(make) -> list[str]:
+        return [make(rng) for _ in range(57)] + ["-", "N/A", "?"]
+
+    cols = [dirty(_word) for _ in range(30)] + [dirty(_date) for _ in range(30)] + [dirty(_code) for _ in range(30)]
+    build_from_columns(cols, tmp_path / "ix", min_coverage=2)
+    r5 = random.Random(5)
+    train = [f"{_date(r5)}|" + "/".join(_word(r5) for _ in range(3 + i % 4)) + f"|{_code(r5)}" for i in range(60)]
+    with IndexReader(tmp_path / "ix") as ix:
+        assert ix.get("<lower>+").fpr == pytest.approx(0.05)
+        assert not AutoValidator(ix, "fmdv-vh", r=0.1).fit(train).rule_.feasible
+        rule = AutoValidator(ix, "fmdv-vh", r=0.2).fit(train).rule_
+    assert rule.feasible and rule.fpr == pytest.approx(0.15)
+    assert [v for v in train if not matches(rule.pattern, v)] == []

@@ -176,10 +176,13 @@ class AutoValidator:
     def _composite(self, values: Counter[str], depth: int) -> Segmentation | None:
         """Lists (``repetition``) and records (``records``) where the aligned values have no rule, so a
         list of fixed length that vertical cuts solve keeps its per-field rule. With a horizontal cut,
-        values that are not lists or records of the majority's form (``N/A``) may be cut within theta."""
+        values that are not lists or records of the majority's form (``N/A``) may be cut within theta.
+        A rule's FPR sums its parts' (Eq. 8), so like a vertical segmentation it must stay within r:
+        parts within r each can add up past it."""
         tol = self.theta if self.method.endswith("h") else 0.0
         part = partial(self._part, depth=depth + 1)  # both rules drop empty values themselves
-        cands = [c for c in (repetition_rule(values, part, tol), record_rule(values, part, tol)) if c is not None]
+        cands = [c for c in (repetition_rule(values, part, tol), record_rule(values, part, tol))
+                 if c is not None and c.fpr <= self.r]
         if not cands:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
