@@ -105,10 +105,19 @@ def test_merged_column_stays_bounded_with_exact_size_and_heavy_values(monkeypatc
 
 
 @pytest.mark.parametrize("extra", [0, 7])
-def test_merged_wide_values_keep_the_heaviest(extra, monkeypatch):
+def test_wide_values_for_windows_are_the_heaviest_over_all_parts(extra, monkeypatch):
     monkeypatch.setattr(part_merge, "MAX_WINDOWED_VALUES", 3)
     col = MergedColumn()
     col.add([], [], extra, ["a", "b", "c"], [10, 1, 5], 0)
-    col.add([], [], 0, ["b", "d"], [1, 7], 0)
-    # weights: a 10, b 2, c 5, d 7 -> keep a, d, c; b's 2 joins the unlisted count
-    assert col.wide_listed == {"a": 10, "d": 7, "c": 5} and col.wide_unlisted == extra + 2
+    col.add([], [], 0, ["b", "d", "e"], [1, 7, 1], 0)
+    # weights over both parts: a 10, d 7, c 5, b 2, e 1 -> a, d, c cut into windows; b and e counted
+    values, weights, unlisted = col.wide_given()
+    assert (values, weights, unlisted) == (["a", "d", "c"], [10, 7, 5], extra + 3)
+
+
+def test_wide_values_beyond_the_merge_cap_are_counted(monkeypatch):
+    monkeypatch.setattr(part_merge, "MERGE_DISTINCT", 2)
+    col = MergedColumn()
+    col.add([], [], 0, ["a", "b"], [4, 3], 0)
+    col.add([], [], 0, ["c"], [9], 0)
+    assert col.wide_listed == {"c": 9, "a": 4} and col.wide_unlisted == 3

@@ -13,24 +13,25 @@ order, and folds each part's distinct values (with counts, from Arrow) into a su
   with 128 values), with the estimates rounded to integers by largest remainders, so their sum, |D|,
   stays exact. Later parts add exact counts to the values kept. The enumeration then samples 128 of
   these, so a column of more than ``MERGE_DISTINCT`` distinct values is estimated either way;
-* wide values given apart (the heaviest of each part, cut into windows): the ``MAX_WINDOWED_VALUES``
-  heaviest kept, the others counted, as a single file's scan keeps them;
+* wide values given apart for windows: each part gives its ``MERGE_DISTINCT`` heaviest, the
+  summary keeps as many (ties broken by a hash of the value) and counts the others, and the
+  ``MAX_WINDOWED_VALUES`` heaviest of it are cut into windows, as a single file's scan gives them;
 * the number of other wide values, and the cells read.
 
-Memory per task: ``MERGE_DISTINCT`` narrow and ``2 * MAX_WINDOWED_VALUES`` wide values per column of
-the table (plus one part file, as for any file), whatever the number of parts. Up to the cap, the
-summary equals the column of a single file holding all the parts, so the index is the same
-(``tests/test_part_tables.py``); the wide values kept may differ slightly (a value heavy over the table
-but light in each part may be counted, not listed).
+Memory per task: ``2 * MERGE_DISTINCT`` narrow and as many wide values per column of the table (plus
+one part file, as for any file), whatever the number of parts. While a column has at most
+``MERGE_DISTINCT`` distinct narrow and wide values, the summary equals the column of a single file
+holding all the parts, so the index is the same (``tests/test_part_tables.py``, ``bench/part_tables.py``).
 """
 
 from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from lakeindex.patterns.sampling import priority_sample
+from lakeindex.patterns.sampling import priority_sample, value_hash
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
 MERGE_DISTINCT = 4096  # narrow distinct values a merged column keeps exactly (32x the enumeration's sample)
@@ -49,6 +50,11 @@ def _apportion(values: list[str], estimates: list[float], total: int) -> dict[st
         i = max(range(len(values)), key=lambda i: ints[i])
         ints[i] -= 1
     return dict(zip(values, ints, strict=True))
+
+
+def heaviest(items: Iterable[tuple[str, int]], k: int) -> list[tuple[str, int]]:
+    """The ``k`` heaviest (value, weight) pairs, ties broken by a hash of the value (as windows rank)."""
+    return heapq.nsmallest(k, items, key=lambda vw: (-vw[1], value_hash(vw[0])))
 
 
 @dataclass
@@ -74,8 +80,15 @@ class MergedColumn:
         for v, n in zip(wide_values, wide_counts, strict=True):
             listed[v] = listed.get(v, 0) + n
         self.wide_unlisted += wide
-        if len(listed) > MAX_WINDOWED_VALUES:
-            keep = heapq.nlargest(MAX_WINDOWED_VALUES, listed.items(), key=lambda kv: (kv[1], kv[0]))
+        if len(listed) > MERGE_DISTINCT:
+            keep = heaviest(listed.items(), MERGE_DISTINCT)
             self.wide_unlisted += sum(listed.values()) - sum(n for _, n in keep)
             self.wide_listed = dict(keep)
         self.cells += rows
+
+    def wide_given(self) -> tuple[list[str], list[int], int]:
+        """The wide values to cut into windows (the ``MAX_WINDOWED_VALUES`` heaviest, as a single
+        file's scan gives them), their weights, and the weight of the other wide values."""
+        keep = heaviest(self.wide_listed.items(), MAX_WINDOWED_VALUES)
+        rest = sum(self.wide_listed.values()) - sum(n for _, n in keep)
+        return [v for v, _ in keep], [n for _, n in keep], self.wide_unlisted + rest

@@ -22,7 +22,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeindex.index.format import impurity_units
-from lakeindex.index.part_merge import MergedColumn
+from lakeindex.index.part_merge import MERGE_DISTINCT, MergedColumn, heaviest
 from lakeindex.lake.listing import relative_table
 from lakeindex.lake.readers import read_table
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
@@ -44,7 +44,9 @@ def column_values(arr: pa.ChunkedArray, tau: int | None = None,
 
     With ``tau``, values that certainly have more than ``tau`` tokens are split off in Arrow: the
     ``keep_wide`` heaviest of them are returned apart (fourth and fifth items, for segment windows),
-    the number of the others is the third item. Neither goes through narrow enumeration.
+    the number of the others is the third item (the heaviest by count, ties broken by a hash of the
+    value: the order windows use, and one that a multi-part table's merge reproduces). Neither goes
+    through narrow enumeration.
     """
     arr = pc.drop_null(arr)
     if len(arr):
@@ -61,8 +63,12 @@ def column_values(arr: pa.ChunkedArray, tau: int | None = None,
         wv, wc = pc.filter(values, pc.invert(narrow)), pc.filter(counts, pc.invert(narrow))
         wide = pc.sum(wc).as_py() or 0
         if keep_wide and len(wv):
-            top = pc.select_k_unstable(pa.table({"c": wc}), keep_wide, [("c", "descending")])
-            wide_values, wide_counts = pc.take(wv, top).to_pylist(), pc.take(wc, top).to_pylist()
+            if len(wv) > keep_wide:  # values as heavy as the k-th, then ties broken by hash, as windows do
+                top = pc.select_k_unstable(pa.table({"c": wc}), keep_wide, [("c", "descending")])
+                heavy = pc.greater_equal(wc, pc.min(pc.take(wc, top)))
+                wv, wc = pc.filter(wv, heavy), pc.filter(wc, heavy)
+            kept = heaviest(zip(wv.to_pylist(), wc.to_pylist(), strict=True), keep_wide)
+            wide_values, wide_counts = [v for v, _ in kept], [n for _, n in kept]
             wide -= sum(wide_counts)
         values, counts = pc.filter(values, narrow), pc.filter(counts, narrow)
     return values.to_pylist(), counts.to_pylist(), wide, wide_values, wide_counts
@@ -97,7 +103,7 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: Enumer
                    "values": 0, "wide_values": 0, "issues": [], "skipped": None}
     skipped: list[dict] = []
     merged: dict[str, MergedColumn] = {}
-    keep_wide = MAX_WINDOWED_VALUES if limits.window_edge else 0
+    keep_wide = MERGE_DISTINCT if limits.window_edge else 0
     for rel, data in parts:
         read = read_table(rel, data)
         if read.skipped:
@@ -117,8 +123,8 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: Enumer
         stats["cells"] += col.cells
         if not col.narrow and not col.wide_listed and not col.wide_unlisted:
             continue
-        cp = add_column(acc, list(col.narrow), list(col.narrow.values()), limits, col.wide_unlisted,
-                        list(col.wide_listed), list(col.wide_listed.values()))
+        wide_values, wide_counts, unlisted = col.wide_given()
+        cp = add_column(acc, list(col.narrow), list(col.narrow.values()), limits, unlisted, wide_values, wide_counts)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
     return [stats, *skipped]
