@@ -350,6 +350,17 @@ def test_typos_replace_characters_within_their_class(batch):
     assert nums.notna().all() and (nums != batch["amount"]).sum() > len(batch) // 2
 
 
+def test_typos_keep_a_lone_surrogate_and_change_the_letters_around_it():
+    """Text read with errors="surrogateescape" holds lone surrogates: they are not perturbable, and used to
+    make the typo issue raise UnicodeEncodeError."""
+    df = pd.DataFrame({"c": ["ab\ud800cd", "xy-12"] * 20})
+    out = corrupt(df, "c", "typo_p100")
+    for before, after in zip(df["c"], out, strict=True):
+        assert len(after) == len(before)
+        assert [a == b for a, b in zip(before, after, strict=True)] == [not b.isalnum() for b in before]
+    assert all(v[2] == "\ud800" for v in out[::2])
+
+
 def test_insert_and_delete_characters(batch):
     n = len(batch)
     ins = corrupt(batch, "locale", "insert_chars_p50")

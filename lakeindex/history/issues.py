@@ -297,7 +297,8 @@ def _typo_text(values: list[str], kind: str) -> tuple[np.ndarray, np.ndarray, st
     """The values joined by a separator none contains, as code points, with each one's class in the kind's
     ``_CLASSES`` (-1: not perturbable), and the separator."""
     sep = next(c for c in ("\x00", "\x01", "\ufffe", "\U0010fffe") if not any(c in v for v in values))
-    cps = np.frombuffer(sep.join(values).encode("utf-32-le"), dtype=np.uint32).copy()
+    # surrogatepass: a lone surrogate (text decoded with errors="surrogateescape") is a code point like any
+    cps = np.frombuffer(sep.join(values).encode("utf-32-le", "surrogatepass"), dtype=np.uint32).copy()
     which = np.full(len(cps), -1)
     for c, (base, size) in enumerate(_CLASSES[:1] if kind == NUMERIC else _CLASSES):
         which[(cps >= base) & (cps < base + size)] = c
@@ -323,7 +324,7 @@ def _typo(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator,
         return _back(s, strings)
     cps, which, sep = _typo_text([str(v) for v in strings[nn]], kind)
     _typos(cps, which, rng, p)
-    strings[nn] = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
+    strings[nn] = cps.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass").split(sep)
     return _back(s, strings)
 
 
@@ -546,7 +547,7 @@ def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarra
     cps = cps.copy()
     chosen = _typos(cps, which, rng, p)
     touched = np.unique(owner[chosen])
-    edited = cps.astype(np.uint32).tobytes().decode("utf-32-le").split(sep)
+    edited = cps.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass").split(sep)
     out = col.codes.copy()
     out[nn[touched]] = col.vocab.codes([edited[i] for i in touched.tolist()])
     return col.finished(out)
