@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from lakeindex.patterns.sampling import priority_sample, value_hash
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
-MERGE_DISTINCT = 4096  # narrow distinct values a merged column keeps exactly (32x the enumeration's sample)
+MERGE_DISTINCT = 4096  # distinct narrow (and wide) values a merged column keeps exactly: 32x the enumeration sample
 
 
 def _apportion(values: list[str], estimates: list[float], total: int) -> dict[str, int]:
