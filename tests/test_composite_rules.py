@@ -493,3 +493,22 @@ def test_a_composite_rule_stays_within_r(tmp_path):
         rule = AutoValidator(ix, "fmdv-vh", r=0.2).fit(train).rule_
     assert rule.feasible and rule.fpr == pytest.approx(0.15)
     assert [v for v in train if not matches(rule.pattern, v)] == []
+
+
+def test_segments_of_multi_run_hex_words_find_their_window_evidence(tmp_path):
+    """A GUID group such as ``9B1E`` is one word of 4 run tokens, so three groups can exceed tau = 8 as
+    whole values, while the index holds them as a window (a window word is one token). The segment
+    must be looked up there: every group gets ``<hex>{4}``, not a lone ``<hex>+`` between two windows."""
+    rng = random.Random(6)
+
+    def guid(r: random.Random) -> str:
+        return "-".join("".join(r.choices("0123456789ABCDEF", k=k)) for k in (8, 4, 4, 4, 12))
+
+    cols = [[guid(rng) for _ in range(60)] for _ in range(30)]
+    cols += [["".join(rng.choices("0123456789abcdef", k=rng.randint(6, 12))) for _ in range(60)] for _ in range(10)]
+    build_from_columns(cols, tmp_path / "ix", min_coverage=2)
+    train = [guid(random.Random(i)) for i in range(100)]
+    assert any(len(analyze(g.split("-")[1]).shape[0]) >= 3 for g in train)  # multi-run middle groups
+    with IndexReader(tmp_path / "ix") as ix:
+        rule = AutoValidator(ix, "fmdv-v").fit(train).rule_
+    assert rule.feasible and rule.pattern == "<hex>{8}-<hex>{4}-<hex>{4}-<hex>{4}-<hex>{12}"

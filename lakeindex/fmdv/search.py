@@ -161,7 +161,7 @@ class SegmentSolver:
             return [], None
         absent = None if len(present) == len(ranges) else frozenset(id(lay) for lay, i, j in ranges if i >= j)
         tau = self.limits.tau
-        if any(lay.widest(i, j) > tau for lay, i, j in present):
+        if any(lay.widest(i, j) > tau and not self._windowed(lay.labels, i, j) for lay, i, j in present):
             return [], absent  # too wide to be indexed
         if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
             # values of several layouts inside the segment: solved over their shapes (every part range
@@ -179,6 +179,13 @@ class SegmentSolver:
             cands = self.feasible(hyps or [], r, m)
             self._remember(key, cands)
         return cands, absent
+
+    def _windowed(self, labels: tuple, i: int, j: int) -> bool:
+        """Parts i..j-1 span 2 to ``window_words`` words within tau parts: the index holds such ranges as
+        windows, where a word is one token (``lakeindex.patterns.windows``), so a range of multi-run words
+        (``9B1E``: 4 tokens) too wide for whole values may still have evidence there."""
+        words = sum(1 for kind, _ in labels[i:j] if kind == "w")
+        return self.limits.window_edge > 0 and 2 <= words <= self.limits.window_words and j - i <= self.limits.tau
 
     def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
         """Best pattern for the sub-column made of ``parts`` (None if infeasible)."""
