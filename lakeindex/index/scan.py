@@ -15,7 +15,7 @@ stats row, each column counted once.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from itertools import groupby
 
 import pyarrow as pa
@@ -24,7 +24,7 @@ import pyarrow.compute as pc
 from lakeindex.index.format import impurity_units
 from lakeindex.index.part_merge import MERGE_DISTINCT, MergedColumn, heaviest
 from lakeindex.lake.listing import relative_table
-from lakeindex.lake.readers import read_table
+from lakeindex.lake.readers import TableRead, read_table
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
@@ -74,12 +74,17 @@ def column_values(arr: pa.ChunkedArray, tau: int | None = None,
     return values.to_pylist(), counts.to_pylist(), wide, wide_values, wide_counts
 
 
+def _file_stats(table: str, nbytes: int, read: TableRead) -> dict:
+    """A file's stats row before its columns are counted."""
+    return {"table": table, "bytes": nbytes, "rows": read.rows, "columns": 0, "cells": 0, "values": 0,
+            "wide_values": 0, "issues": read.issues, "skipped": read.skipped}
+
+
 def profile_file(table: str, data: bytes, limits: EnumerationLimits,
                  acc: dict[str, list[int]]) -> dict:
     """Add one file's columns to ``acc``; return the file's stats for the build metadata."""
     read = read_table(table, data)
-    stats: dict = {"table": table, "bytes": len(data), "rows": read.rows, "columns": 0, "cells": 0,
-                   "values": 0, "wide_values": 0, "issues": read.issues, "skipped": read.skipped}
+    stats = _file_stats(table, len(data), read)
     if read.skipped:
         return stats
     for _, arr in read.columns:
@@ -107,8 +112,7 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: Enumer
     for rel, data in parts:
         read = read_table(rel, data)
         if read.skipped:
-            skipped.append({"table": rel, "bytes": len(data), "rows": 0, "columns": 0, "cells": 0, "values": 0,
-                            "wide_values": 0, "issues": [], "skipped": read.skipped})
+            skipped.append(_file_stats(rel, len(data), read))
             continue
         stats["files"].append(rel)
         stats["bytes"] += len(data)
@@ -164,43 +168,25 @@ def _stats_batch(stats: list[dict]) -> pa.RecordBatch:
         pa.array([json.dumps(s) for s in stats], pa.string())], schema=_ARROW_SCHEMA)
 
 
-def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
-                   flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over ``binaryFile`` rows (path, content)."""
-    lim = EnumerationLimits(**limits)
-    acc: dict[str, list[int]] = {}
-    stats: list[dict] = []
+def _files(batches: Iterable[pa.RecordBatch], root: str) -> Iterator[tuple[str | None, str, bytes]]:
+    """(table, relative path, bytes) of each ``binaryFile`` row; the table is None without a ``table``
+    column."""
     for batch in batches:
         paths = batch.column("path").to_pylist()
+        tables = batch.column("table").to_pylist() if "table" in batch.schema.names else [None] * len(paths)
         contents = batch.column("content")
         for i, path in enumerate(paths):
-            stats.append(profile_file(relative_table(path, root), contents[i].as_py() or b"", lim, acc))
-            if len(acc) >= flush_entries:
-                yield _pattern_batch(acc)
-                acc = {}
-    if acc:
-        yield _pattern_batch(acc)
-    if stats:
-        yield _stats_batch(stats)
+            yield tables[i], relative_table(path, root), contents[i].as_py() or b""
 
 
-def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
-                          flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over the part files of multi-part tables, rows (path, content, table) with each
-    table's rows next to each other (the build partitions and sorts them by table)."""
-    lim = EnumerationLimits(**limits)
+def _accumulate(units: Iterable[Callable[[dict[str, list[int]]], list[dict]]],
+                flush_entries: int) -> Iterator[pa.RecordBatch]:
+    """Run each unit of work (a file, or a table's parts) into a task-local accumulator, flushed at
+    ``flush_entries`` patterns; then the stats rows the units returned."""
     acc: dict[str, list[int]] = {}
     stats: list[dict] = []
-
-    def rows() -> Iterator[tuple[str, str, bytes]]:
-        for batch in batches:
-            paths, tables = batch.column("path").to_pylist(), batch.column("table").to_pylist()
-            contents = batch.column("content")
-            for i, path in enumerate(paths):
-                yield tables[i], relative_table(path, root), contents[i].as_py() or b""
-
-    for table, group in groupby(rows(), key=lambda row: row[0]):
-        stats.extend(profile_table(table, ((rel, data) for _, rel, data in group), lim, acc))
+    for unit in units:
+        stats.extend(unit(acc))
         if len(acc) >= flush_entries:
             yield _pattern_batch(acc)
             acc = {}
@@ -208,3 +194,22 @@ def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: 
         yield _pattern_batch(acc)
     if stats:
         yield _stats_batch(stats)
+
+
+def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
+                   flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over ``binaryFile`` rows (path, content)."""
+    lim = EnumerationLimits(**limits)
+    return _accumulate((lambda acc, rel=rel, data=data: [profile_file(rel, data, lim, acc)]
+                        for _, rel, data in _files(batches, root)), flush_entries)
+
+
+def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
+                          flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over the part files of multi-part tables, rows (path, content, table) with each
+    table's rows next to each other (the build partitions and sorts them by table)."""
+    lim = EnumerationLimits(**limits)
+    # each table's unit runs before groupby moves on, so its group of rows is still readable
+    return _accumulate((lambda acc, table=table, group=group: profile_table(
+        table, ((rel, data) for _, rel, data in group), lim, acc)
+        for table, group in groupby(_files(batches, root), key=lambda row: row[0])), flush_entries)
