@@ -95,10 +95,11 @@ STUB = [("<digit>+", 0.01, 50), ("<lower>+", 0.01, 40), ("<lower>+.csv", 0.02, 1
         ("<opt>-</opt><digit>+", 0.03, 25)]
 
 
-def stub_solve(column: list[str]) -> Candidate | None:
+def stub_solve(column: list[str], budget: float = float("inf")) -> Candidate | None:
+    """The first STUB pattern every value matches, if its FPR is within the budget."""
     for pattern, fpr, cov in STUB:
         if all(matches(pattern, v) for v in column):
-            return Candidate(pattern, fpr, cov)
+            return Candidate(pattern, fpr, cov) if fpr <= budget else None
     return None
 
 
@@ -203,9 +204,9 @@ def test_parts_are_handed_to_the_solver_as_counts_of_every_item():
     values = ["[1,2,3]"] * 500 + ["[4,5,6,7]"] * 300 + ["[1,8,9]"] * 200
     seen = []
 
-    def spy(column):
+    def spy(column, budget):
         seen.append(column)
-        return stub_solve(column)
+        return stub_solve(column, budget)
 
     cand = repetition_rule(Counter(values), spy)
     assert cand == repetition_rule(values, stub_solve) == Candidate("[<digit>+<rep>,<digit>+</rep>{2,}]", 0.01, 50)
@@ -215,7 +216,46 @@ def test_parts_are_handed_to_the_solver_as_counts_of_every_item():
     seen.clear()
     records = RECORDS * 300 + [""] * 7
     assert record_rule(Counter(records), spy) == record_rule(records, stub_solve)
-    assert [dict(c) for c in seen[:1]] == [{"2024-01-02": 300, "2023-11-30": 300, "2022-05-06": 300}]
+    assert {"2024-01-02": 300, "2023-11-30": 300, "2022-05-06": 300} in [dict(c) for c in seen]
+
+
+def test_record_fields_are_solved_fewest_distinct_first_each_within_what_the_others_left():
+    """RECORDS cut at "|": the status field has 2 distinct values, the others 3, so it is solved first
+    with the whole budget 0.05; <lower>+ (0.01) leaves 0.04 for the date (0.01), which leaves 0.03 for
+    the code (<upper>+-<digit>+, 0.02). The rule is the same as in field order (hand-summed 0.04)."""
+    calls = []
+
+    def spy(column, budget):
+        calls.append((sorted(column), round(budget, 10)))
+        return stub_solve(column, budget)
+
+    cand = record_rule(RECORDS, spy, budget=0.05)
+    assert cand == Candidate("<digit>{4}-<digit>{2}-<digit>{2}|<upper>+-<digit>+|<lower>+", 0.04, 20)
+    assert calls[:3] == [(["fail", "ok"], 0.05), (["2022-05-06", "2023-11-30", "2024-01-02"], 0.04),
+                         (["ABC-12", "QRS-100", "XY-7"], 0.03)]
+
+
+def test_a_record_over_budget_stops_before_its_widest_field():
+    """With a budget of 0.015 the status (0.01) leaves 0.005, the date (0.01) does not fit it: the
+    separator is given up and the code field (3 distinct values, solved last) is never asked for; "-"
+    then fails at its first field. No rule fits 0.015 (the full rule costs 0.04)."""
+    asked = []
+
+    def spy(column, budget):
+        asked.append(sorted(column))
+        return stub_solve(column, budget)
+
+    assert record_rule(RECORDS, spy, budget=0.015) is None
+    assert ["ABC-12", "QRS-100", "XY-7"] not in asked
+
+
+def test_a_list_solves_head_and_tail_before_its_items_within_the_budget():
+    """ids=3|4|5 with budget 0.025: the head form needs ids=<digit>+ (0.02) plus items (0.01) = 0.03,
+    over the budget, so no rule; with 0.03 the rule of the test above is found (hand-summed)."""
+    values = ["ids=3|4|5", "ids=10|2|7|8"]
+    assert repetition_rule(values, stub_solve, budget=0.025) is None
+    found = repetition_rule(values, stub_solve, budget=0.03)
+    assert found == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
 
 
 # ---------------------------------------------------------------------------------------------------

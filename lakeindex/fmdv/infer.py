@@ -58,6 +58,11 @@ def _all_match(pattern: str, values: list[str]) -> bool:
     return all(match(v) is not None for v in values)
 
 
+def _within(cands: list[Candidate], cap: float) -> list[Candidate]:
+    """The candidates a part may use: FPR within its cap (all of them at the top, where cap is r)."""
+    return [c for c in cands if c.fpr <= cap]
+
+
 def default_coverage(meta: dict) -> int:
     """Default m: 0.1% of the lake's columns, between the build floor and the paper's 100."""
     cols = meta.get("columns_scanned", 0)
@@ -93,17 +98,18 @@ class AutoValidator:
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._part_solves = 0
 
-    def _whole(self, groups: list[Group]) -> Segmentation | None:
-        c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
+    def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
+        cands = self.solver_.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
+        c = choose(_within(cands, cap), self.solver_.fpr_slack, self.solver_.narrow_slack)
         return Segmentation([(0, 0, c)]) if c is not None else None
 
-    def _vertical(self, groups: list[Group]) -> Segmentation | None:
+    def _vertical(self, groups: list[Group], cap: float) -> Segmentation | None:
         solver = self.solver_
-        cands = solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
+        cands = _within(solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_), cap)
         whole = choose(cands, solver.fpr_slack, 0.0)
         if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
             return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))])
-        return segment(groups, solver, self.r, self.m_)
+        return segment(groups, solver, self.r, self.m_, cap=cap)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
         """Add the paper's FMDV-H hypotheses (any values cut within theta) to the greedy result.
@@ -124,15 +130,19 @@ class AutoValidator:
         best = choose(cands, self.solver_.fpr_slack, self.solver_.narrow_slack)
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result
 
-    def _solve(self, values: Counter[str], depth: int) -> Segmentation | None:
-        """The rule of a column (counts per value): FMDV[-V][-H]; where vertical cuts find nothing,
-        lists and records whose parts are columns solved the same way (``depth`` levels down at most).
-        Parts are solved strictly (no horizontal cut): every item or field of the values kept must
+    def _solve(self, values: Counter[str], depth: int, cap: float | None = None) -> Segmentation | None:
+        """The rule of a column (counts per value) with FPR <= ``cap`` (r at the top; a part of a list or
+        record gets what the other parts left, see ``records``): FMDV[-V][-H]; where vertical cuts find
+        nothing, lists and records whose parts are columns solved the same way (``depth`` levels down at
+        most). Parts are solved strictly (no horizontal cut): every item or field of the values kept must
         conform, or the whole rule would reject them. Columns travel as counts, so the items of 1,000
         lists are cut and tallied once per distinct list, and a result is the same as on the values."""
-        key = (tuple(values.items()), depth)
+        cap = self.r if cap is None else min(cap, self.r)
+        key = (tuple(values.items()), depth, cap)
         if key in self._memo:
             return self._memo[key]
+        if cap < 0:
+            return None
         if depth > 0:
             if self._part_solves >= MAX_PART_SOLVES:
                 return None
@@ -143,17 +153,19 @@ class AutoValidator:
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
             col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
-            solve = self._vertical if vertical else self._whole
+            solve = partial(self._vertical if vertical else self._whole, cap=cap)
             result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
             if horizontal_cut:
                 result = self._with_covering(col, result)
         if result is None and vertical and depth < MAX_DEPTH:
-            result = self._composite(values, depth)
+            result = self._composite(values, depth, cap)
         self._memo[key] = result
         return result
 
-    def _part(self, values: Iterable[str] | Mapping[str, int], depth: int) -> Candidate | None:
-        """One part of a list or record (items, a head, a field) solved as a column of its own.
+    def _part(self, values: Iterable[str] | Mapping[str, int], depth: int,
+              budget: float | None = None) -> Candidate | None:
+        """One part of a list or record (items, a head, a field) solved as a column of its own, with FPR
+        at most ``budget``.
 
         A part with more than ``PART_SAMPLE`` distinct values (the items of 100 lists of 40 UUIDs) is
         solved on a hash sample of them, and the rule is kept only if every distinct value matches it,
@@ -163,26 +175,29 @@ class AutoValidator:
         counts = Counter(values)
         distinct = list(counts)
         if len(distinct) > PART_SAMPLE:
-            seg = self._solve(Counter(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash)), depth)
+            seg = self._solve(Counter(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash)), depth, budget)
             if seg is not None and not _all_match(seg.pattern, distinct):
-                seg = self._solve(counts, depth)
+                seg = self._solve(counts, depth, budget)
         else:
-            seg = self._solve(counts, depth)
+            seg = self._solve(counts, depth, budget)
         if seg is None:
             return None
         covs = [c.coverage for _, _, c in seg.segments if not c.literal]
         return Candidate(seg.pattern, seg.fpr, min(covs)) if covs else None
 
-    def _composite(self, values: Counter[str], depth: int) -> Segmentation | None:
+    def _composite(self, values: Counter[str], depth: int, cap: float) -> Segmentation | None:
         """Lists (``repetition``) and records (``records``) where the aligned values have no rule, so a
         list of fixed length that vertical cuts solve keeps its per-field rule. With a horizontal cut,
         values that are not lists or records of the majority's form (``N/A``) may be cut within theta.
-        A rule's FPR sums its parts' (Eq. 8), so like a vertical segmentation it must stay within r:
-        parts within r each can add up past it."""
+        A rule's FPR sums its parts' (Eq. 8), so like a vertical segmentation it must stay within the
+        cap (r at the top): parts within r each can add up past it, so each part is solved within what
+        the others left."""
         tol = self.theta if self.method.endswith("h") else 0.0
-        part = partial(self._part, depth=depth + 1)  # both rules drop empty values themselves
-        cands = [c for c in (repetition_rule(values, part, tol), record_rule(values, part, tol))
-                 if c is not None and c.fpr <= self.r]
+        def part(column: Counter[str], budget: float) -> Candidate | None:  # both rules drop empty values
+            return self._part(column, depth + 1, budget)
+
+        cands = [c for c in (repetition_rule(values, part, tol, cap), record_rule(values, part, tol, cap))
+                 if c is not None and c.fpr <= cap]
         if not cands:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])

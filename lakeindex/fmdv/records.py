@@ -10,6 +10,11 @@ idea one level up: a separator that cuts every value the same number of times (`
 the separator. Its FPR is the sum of the fields' (the paper's pessimistic Eq. 8) and its coverage the
 smallest of theirs.
 
+The sum must stay within the caller's budget (r at the top), so fields are solved fewest distinct
+values first (a constant scheme, a few hosts), each within what the others have left: a field whose
+rule would not fit ends the separator before the wide fields are solved at all, and a nested list or
+record inside a field searches only rules that fit its share.
+
 Separators are tried rarest first (the top level of a record cuts least often), at most three.
 """
 
@@ -20,12 +25,12 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, separator_candidates, split_items, tally
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, part_budget, separator_candidates, split_items, tally
 from lakeindex.patterns.pattern import PatternError, compiled, escape_literal
 
 MAX_FIELDS = 16
 
-Solve = Callable[[Counter[str]], Candidate | None]  # a part column, as counts per value
+Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
 
 
 def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[tuple[str, int]]:
@@ -41,12 +46,14 @@ def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     return [(s, n) for n, _, s in sorted(found)[:MAX_CANDIDATES]]
 
 
-def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0) -> Candidate | None:
-    """The best record rule over ``values`` (a list, or counts per value), or None: all values but
-    ``tol`` of them must be records of the form learned (the others are ad-hoc values a horizontal
-    cut removes).
+def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
+                budget: float = float("inf")) -> Candidate | None:
+    """The best record rule over ``values`` (a list, or counts per value) with FPR <= ``budget``, or
+    None: all values but ``tol`` of them must be records of the form learned (the others are ad-hoc
+    values a horizontal cut removes).
 
-    ``solve`` learns the pattern of one field column, given as counts per value, from the index.
+    ``solve(column, budget)`` learns the pattern of one field column, given as counts per value, from
+    the index, with FPR at most ``budget`` (None if there is none).
     """
     counts = nonempty_counts(values)
     if not counts:
@@ -55,14 +62,20 @@ def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
     best: Candidate | None = None
     for sep, cuts in record_separators(counts, tol):
         rows = [(r, n) for r, n in ((split_items(v, sep), n) for v, n in counts.items()) if len(r) == cuts + 1]
-        fields: list[Candidate] = []
-        for f in range(cuts + 1):
-            column = tally((r[f], n) for r, n in rows)
-            cand = solve(column) if all(column) else None
+        columns = [tally((r[f], n) for r, n in rows) for f in range(cuts + 1)]
+        if not all(all(column) for column in columns):
+            continue  # an empty field
+        bound = budget if best is None else min(budget, best.fpr)
+        found: dict[int, Candidate] = {}
+        spent = 0.0
+        for f in sorted(range(cuts + 1), key=lambda f: (len(columns[f]), f)):
+            cand = solve(columns[f], part_budget(bound, spent))
             if cand is None:
                 break
-            fields.append(cand)
+            found[f] = cand
+            spent += cand.fpr
         else:
+            fields = [found[f] for f in range(cuts + 1)]
             pattern = escape_literal(sep).join(c.pattern for c in fields)
             try:
                 match = compiled(pattern).fullmatch
@@ -74,6 +87,6 @@ def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
             if not indexed:
                 continue  # nothing the index backs
             cand = Candidate(pattern, sum(c.fpr for c in fields), min(indexed))
-            if best is None or cand.fpr < best.fpr:
+            if cand.fpr <= budget and (best is None or cand.fpr < best.fpr):
                 best = cand
     return best

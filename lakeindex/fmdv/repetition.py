@@ -10,7 +10,9 @@ length), with the item pattern's FPR and coverage, as the item domain is what th
 Paths and URLs are lists with a *head* and a *tail* of their own: ``https://host:8443`` then path
 segments, then ``file_12.csv?x=1``; ``\\\\srv01`` then folders. Each of the four forms (no head or
 tail, head, tail, both) is tried, with the head and tail items solved as columns of their own, and
-the rule is ``HEAD<rep>SEP ITEM</rep>{k,}SEP TAIL``; its FPR sums the parts' (Eq. 8). A common
+the rule is ``HEAD<rep>SEP ITEM</rep>{k,}SEP TAIL``; its FPR sums the parts' (Eq. 8) and must stay
+within the caller's budget: the head and tail (few distinct values) are solved before the items, and
+each part within what the others left, as in :mod:`lakeindex.fmdv.records`. A common
 symbol wrapper (``[`` … ``]``) is kept literally, and a separator that every value starts or ends
 with (``/data/raw``) too.
 """
@@ -22,13 +24,13 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, separator_candidates, split_items, tally
+from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, part_budget, separator_candidates, split_items, tally
 from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
 MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
 _FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
 
-Solve = Callable[[Counter[str]], Candidate | None]  # a part column, as counts per value
+Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
 
 
 def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
@@ -59,13 +61,14 @@ def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0)
     return sorted(ranked, key=lambda s: -median[s])[:MAX_CANDIDATES]
 
 
-def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0) -> Candidate | None:
-    """The best repetition rule over ``values`` (a list, or counts per value), or None: all values but
-    ``tol`` of them must be lists of the form learned (the others are ad-hoc values a horizontal cut
-    removes).
+def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
+                    budget: float = float("inf")) -> Candidate | None:
+    """The best repetition rule over ``values`` (a list, or counts per value) with FPR <= ``budget``,
+    or None: all values but ``tol`` of them must be lists of the form learned (the others are ad-hoc
+    values a horizontal cut removes).
 
-    ``solve`` learns the pattern of a column of items (or heads, or tails), given as counts per value,
-    from the index.
+    ``solve(column, budget)`` learns the pattern of a column of items (or heads, or tails), given as
+    counts per value, from the index, with FPR at most ``budget`` (None if there is none).
     """
     counts = nonempty_counts(values)
     if not counts:
@@ -82,7 +85,7 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
         if any(not it for s, _ in split for it in s):
             continue
         for heads, tails in _FORMS:
-            cand = _form(split, sep, heads, tails, solve)
+            cand = _form(split, sep, heads, tails, solve, budget if best is None else min(budget, best.fpr))
             if cand is None:
                 continue
             e = escape_literal(sep)
@@ -95,40 +98,42 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
             if sum(n for v, n in counts.items() if match(v) is None) > tol * total:
                 continue
             cand = Candidate(pattern, cand.fpr, cand.coverage)
-            if best is None or cand.fpr < best.fpr:
+            if cand.fpr <= budget and (best is None or cand.fpr < best.fpr):
                 best = cand
     return best
 
 
-def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve) -> Candidate | None:
+def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve,
+          budget: float = float("inf")) -> Candidate | None:
     """The rule of one form (head and tail items or not) over distinct values already cut into items,
-    each with its count."""
+    each with its count, with FPR <= ``budget``: head and tail first, then the items within what they
+    left."""
     mids = [(s[heads:len(s) - tails], n) for s, n in split]
     counts = [len(m) for m, _ in mids]
     lo = min(counts)
     if lo < (1 if heads else MIN_ITEMS - tails):
         return None
-    parts: list[Candidate] = []
+    head = tail = None
+    spent = 0.0
     if heads:
-        head = solve(tally((s[0], n) for s, n in split))
+        head = solve(tally((s[0], n) for s, n in split), budget)
         if head is None:
             return None
-        parts.append(head)
-    item = solve(tally((it, n) for m, n in mids for it in m))
-    if item is None:
-        return None
-    parts.append(item)
-    tail = None
+        spent += head.fpr
     if tails:
-        tail = solve(tally((s[-1], n) for s, n in split))
+        tail = solve(tally((s[-1], n) for s, n in split), part_budget(budget, spent))
         if tail is None:
             return None
-        parts.append(tail)
+        spent += tail.fpr
+    item = solve(tally((it, n) for m, n in mids for it in m), part_budget(budget, spent))
+    if item is None:
+        return None
+    parts = [p for p in (head, item, tail) if p is not None]
     e = escape_literal(sep)
     reps = lo if heads else lo - 1
     quant = f"{{{reps}}}" if len(set(counts)) == 1 else f"{{{reps},}}"
-    if heads:
-        pattern = parts[0].pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
+    if head is not None:
+        pattern = head.pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
     else:
         pattern = item.pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
     if tail is not None:

@@ -143,12 +143,15 @@ class SegmentSolver:
         return [Candidate(s.pattern, s.fpr, s.coverage) for s in self.lookup(patterns)
                 if s is not None and s.fpr <= r and s.coverage >= m]
 
-    def solve_columns(self, al: Alignment, s: int, e: int, r: float,
-                      m: int) -> tuple[Candidate | None, frozenset | None]:
+    def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
+                      cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:
         """Best pattern for aligned columns [s, e) of a query column before narrowing (the
-        segmentation narrows its segments within what r leaves, see ``vertical.segment``), and the
-        layouts that lack them (None when every value has them: the segment is not optional)."""
+        segmentation narrows its segments within what r leaves, see ``vertical.segment``), among
+        those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
+        has them: the segment is not optional)."""
         cands, absent = self.column_candidates(al, s, e, r, m)
+        if cap is not None and cap < r:
+            cands = [c for c in cands if c.fpr <= cap]
         return choose(cands, self.fpr_slack, 0.0), absent
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,

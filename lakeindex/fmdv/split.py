@@ -102,3 +102,10 @@ def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float =
         if not run[0].isalnum() and len(run) > 1 and run not in cands and weight(lambda v, r=run: r in v) >= need:
             cands.append(run)
     return [c for c in cands if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
+
+
+def part_budget(budget: float, spent: float) -> float:
+    """What one part of a list or record may cost: the rule's budget less what its other parts spent,
+    with room for rounding (``0.03 - 0.02 < 0.01`` in floating point); the rule's own FPR, their sum,
+    is then checked against the budget exactly."""
+    return budget - spent + 1e-12

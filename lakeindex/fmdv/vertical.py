@@ -48,7 +48,7 @@ class Segmentation:
 
 
 def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
-            max_span: int | None = None) -> Segmentation | None:
+            max_span: int | None = None, cap: float | None = None) -> Segmentation | None:
     """Solve FMDV-V over conforming groups (None when no segmentation is feasible).
 
     A segment that some values lack (their alignment has a gap there) is *optional*: its pattern is
@@ -57,7 +57,12 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
     of ``mobile_app`` among ``web``. A rule has at most one block and at least one indexed segment
     that every value has: values that vary in several places (free text of varying length) or
     that share nothing are not one structure.
+
+    ``cap`` (at most r) bounds the rule's FPR where it is a part of a list or record and the other
+    parts used some of r; the index is still asked at r, so the candidates cached per segment serve
+    every cap.
     """
+    cap = r if cap is None else min(cap, r)
     if len({g.labels for g in groups}) > MAX_SEQUENCES:
         return None
     al = Alignment(groups)
@@ -74,7 +79,7 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
         for s in range(max(0, e - max_span), e):
             if not best[s]:
                 continue
-            c, absent = solver.solve_columns(al, s, e, r, m)
+            c, absent = solver.solve_columns(al, s, e, r, m, cap)
             if c is None:
                 continue
             for state, (score, _) in best[s].items():
@@ -86,7 +91,7 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
                 else:
                     continue  # a second optional block
                 total = (score[0] + c.fpr, score[1] + 1, score[2] + generality(c.pattern))
-                if total[0] <= r and (nxt not in here or total < here[nxt][0]):
+                if total[0] <= cap and (nxt not in here or total < here[nxt][0]):
                     here[nxt] = (total, (s, state, c, absent))
     finals = [(v[0], st) for st, v in best[ncols].items() if st[0]]
     if not finals:
@@ -98,15 +103,15 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
         s, prev, c, absent = best[e][state][1]
         segs.append((s, e, c, absent))
         e, state = s, prev
-    return Segmentation(_blocks(_narrow(segs[::-1], al, solver, r, m)))
+    return Segmentation(_blocks(_narrow(segs[::-1], al, solver, r, m, cap)))
 
 
 def _narrow(segs: list[tuple[int, int, Candidate, frozenset | None]], al: Alignment, solver: SegmentSolver,
-            r: float, m: int) -> list[tuple[int, int, Candidate, frozenset | None]]:
+            r: float, m: int, cap: float) -> list[tuple[int, int, Candidate, frozenset | None]]:
     """The narrowing band (``search`` module docstring) applied after the segmentation is chosen, left
     to right, each segment within its band and within what r leaves: narrowing inside the DP would
     make each segment riskier and their sum pass r, losing rules."""
-    left = r - sum(c.fpr for _, _, c, _ in segs)
+    left = cap - sum(c.fpr for _, _, c, _ in segs)
     out = []
     for s, e, c, absent in segs:
         if not c.literal and solver.narrow_slack > 0:
