@@ -11,9 +11,11 @@ the separator. Its FPR is the sum of the fields' (the paper's pessimistic Eq. 8)
 smallest of theirs.
 
 The sum must stay within the caller's budget (r at the top), so fields are solved fewest distinct
-values first (a constant scheme, a few hosts), each within what the others have left: a field whose
-rule would not fit ends the separator before the wide fields are solved at all, and a nested list or
-record inside a field searches only rules that fit its share.
+values first (a constant scheme, a few hosts), each within what the others have left of the budget: a
+field whose rule would not fit ends the separator before the wide fields are solved at all, and a
+nested list or record inside a field searches only rules that fit its share. A separator also ends
+once its fields add up to the best rule's FPR (it cannot win); the best rule does not shrink the
+fields' budgets, so every separator's fields are narrowed alike and compete fairly.
 
 Separators are tried rarest first (the top level of a record cuts least often), at most three.
 """
@@ -65,15 +67,16 @@ def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
         columns = [tally((r[f], n) for r, n in rows) for f in range(cuts + 1)]
         if not all(all(column) for column in columns):
             continue  # an empty field
-        bound = budget if best is None else min(budget, best.fpr)
         found: dict[int, Candidate] = {}
         spent = 0.0
         for f in sorted(range(cuts + 1), key=lambda f: (len(columns[f]), f)):
-            cand = solve(columns[f], part_budget(bound, spent))
+            cand = solve(columns[f], part_budget(budget, spent))
             if cand is None:
                 break
             found[f] = cand
             spent += cand.fpr
+            if best is not None and spent >= best.fpr:
+                break  # cannot beat the rule found already: its other fields need not be solved
         else:
             fields = [found[f] for f in range(cuts + 1)]
             pattern = escape_literal(sep).join(c.pattern for c in fields)

@@ -85,7 +85,7 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
         if any(not it for s, _ in split for it in s):
             continue
         for heads, tails in _FORMS:
-            cand = _form(split, sep, heads, tails, solve, budget if best is None else min(budget, best.fpr))
+            cand = _form(split, sep, heads, tails, solve, budget, None if best is None else best.fpr)
             if cand is None:
                 continue
             e = escape_literal(sep)
@@ -104,10 +104,10 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
 
 
 def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve,
-          budget: float = float("inf")) -> Candidate | None:
+          budget: float = float("inf"), beat: float | None = None) -> Candidate | None:
     """The rule of one form (head and tail items or not) over distinct values already cut into items,
     each with its count, with FPR <= ``budget``: head and tail first, then the items within what they
-    left."""
+    left. None too once the parts add up to ``beat``, the FPR of a rule found already."""
     mids = [(s[heads:len(s) - tails], n) for s, n in split]
     counts = [len(m) for m, _ in mids]
     lo = min(counts)
@@ -120,11 +120,13 @@ def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, 
         if head is None:
             return None
         spent += head.fpr
-    if tails:
+    if tails and (beat is None or spent < beat):
         tail = solve(tally((s[-1], n) for s, n in split), part_budget(budget, spent))
         if tail is None:
             return None
         spent += tail.fpr
+    if beat is not None and spent >= beat:
+        return None  # cannot beat the rule found already: the items need not be solved
     item = solve(tally((it, n) for m, n in mids for it in m), part_budget(budget, spent))
     if item is None:
         return None
