@@ -36,7 +36,7 @@ from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
-from lakeindex.patterns.sampling import value_hash
+from lakeindex.patterns.sampling import apportion, priority_sample, value_hash
 from lakeindex.patterns.tokens import Analysis
 
 DEFAULT_R = 0.1
@@ -44,7 +44,8 @@ DEFAULT_THETA = 0.1
 DEFAULT_ALPHA = 0.01
 PART_SAMPLE = 256  # distinct values a list's or record's part is first solved on (see _part)
 MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key:value items of a list
-# Parts of lists and records solved per fit, at most: bounds the work a hostile column can cause. The
+# Parts of lists and records solved per solve of a column (a fit solves its sample, and the whole column
+# only if the sample's rule fails it), at most: bounds the work a hostile column can cause. The
 # held-out composite benchmark needs at most 83 (a list of 32 GUIDs in braces); beyond the bound a part
 # counts as infeasible, so a rule found already stands and none is made up.
 MAX_PART_SOLVES = 128
@@ -202,6 +203,37 @@ class AutoValidator:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
 
+    def _sampled(self, counts: Counter[str]) -> Segmentation | None:
+        """The column's rule, learned first on a priority sample of its distinct values, the sample the
+        index build enumerates for every lake column (``limits.max_distinct``, 128 by default; see
+        :mod:`lakeindex.patterns.sampling`), with estimated counts apportioned to the column's size.
+
+        Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
+        with the column, so a 1,000-value column costs what a 128-value one does. The rule is checked
+        against every value: it stands if no more of them fail it than the method tolerates (theta with
+        a horizontal cut, none without), else the column is solved in full. A sample with no rule ends
+        the fit: the sample's hypotheses include the whole column's (fewer values to agree with).
+        """
+        k = self.solver_.limits.max_distinct
+        distinct = [v for v in counts if v]
+        if not 0 < k < len(distinct):
+            return self._solve(counts, 0)
+        weights = [counts[v] for v in distinct]
+        total = sum(weights)
+        kept, estimates = priority_sample(distinct, weights, k)
+        result = self._solve(Counter(apportion(kept, estimates, total)), 0)
+        if result is None:
+            return None
+        tolerated = self.theta * total if self.method.endswith("h") else 0
+        try:
+            match = compiled(result.pattern).fullmatch
+        except PatternError:
+            return result  # too long to read back: fit reports it as such
+        if sum(counts[v] for v in distinct if match(v) is None) <= tolerated:
+            return result
+        self._part_solves = 0  # the full solve gets its own bound on parts
+        return self._solve(counts, 0)
+
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
         self._prepare()
@@ -216,7 +248,7 @@ class AutoValidator:
             rule.reason = "no non-empty values"
             return self
         try:
-            result = self._solve(Counter(values), 0)
+            result = self._sampled(Counter(values))
         finally:
             self._memo, self._analyses = {}, {}
             if self.solver_.freeze_gc:

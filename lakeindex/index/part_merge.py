@@ -27,29 +27,13 @@ holding all the parts, so the index is the same (``tests/test_part_tables.py``, 
 from __future__ import annotations
 
 import heapq
-import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from lakeindex.patterns.sampling import priority_sample, value_hash
+from lakeindex.patterns.sampling import apportion, priority_sample, value_hash
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
 MERGE_DISTINCT = 4096  # distinct narrow (and wide) values a merged column keeps exactly: 32x the enumeration sample
-
-
-def _apportion(values: list[str], estimates: list[float], total: int) -> dict[str, int]:
-    """Integer weights for estimated ones, summing to ``total``: floors (at least 1), then the units left
-    to the largest fractional parts (largest-remainder rounding), or taken back from the heaviest."""
-    ints = [max(1, math.floor(e)) for e in estimates]
-    left = total - sum(ints)
-    if left > 0:
-        order = sorted(range(len(values)), key=lambda i: (ints[i] - estimates[i], i))
-        for j in range(left):
-            ints[order[j % len(order)]] += 1
-    for _ in range(-left):  # the floors of 1 took more than the total (float error): heaviest give back
-        i = max(range(len(values)), key=lambda i: ints[i])
-        ints[i] -= 1
-    return dict(zip(values, ints, strict=True))
 
 
 def heaviest(items: Iterable[tuple[str, int]], k: int) -> list[tuple[str, int]]:
@@ -75,7 +59,7 @@ class MergedColumn:
         if len(narrow) > MERGE_DISTINCT:
             total = sum(narrow.values())
             kept, est = priority_sample(list(narrow), list(narrow.values()), MERGE_DISTINCT)
-            self.narrow = _apportion(kept, est, total)
+            self.narrow = apportion(kept, est, total)
         listed = self.wide_listed
         for v, n in zip(wide_values, wide_counts, strict=True):
             listed[v] = listed.get(v, 0) + n

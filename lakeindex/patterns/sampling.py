@@ -26,6 +26,7 @@ sentinels, not a picture of the rest; scaling them up would make an impure colum
 from __future__ import annotations
 
 import heapq
+import math
 import zlib
 
 MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactly, the rest estimated)
@@ -57,3 +58,18 @@ def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list
     light = [i for i in kept if weights[i] < t]
     scale = (sum(weights) - heavy) / (t * len(light)) if light else 1.0
     return [values[i] for i in kept], [float(weights[i]) if weights[i] >= t else t * scale for i in kept]
+
+
+def apportion(values: list[str], estimates: list[float], total: int) -> dict[str, int]:
+    """Integer weights for estimated ones, summing to ``total``: floors (at least 1), then the units left
+    to the largest fractional parts (largest-remainder rounding), or taken back from the heaviest."""
+    ints = [max(1, math.floor(e)) for e in estimates]
+    left = total - sum(ints)
+    if left > 0:
+        order = sorted(range(len(values)), key=lambda i: (ints[i] - estimates[i], i))
+        for j in range(left):
+            ints[order[j % len(order)]] += 1
+    for _ in range(-left):  # the floors of 1 took more than the total (float error): heaviest give back
+        i = max(range(len(values)), key=lambda i: ints[i])
+        ints[i] -= 1
+    return dict(zip(values, ints, strict=True))

@@ -1,0 +1,105 @@
+"""A query column is solved on the priority sample the index build takes of every lake column.
+
+``AutoValidator._sampled``: a column of more distinct values than the index's ``max_distinct`` (128,
+``lakeindex.patterns.sampling``) is solved on that many, with estimated counts; the rule stands if the
+whole column passes it (within theta for FMDV-VH), else the column is solved in full. Expectations
+are set by hand from those documented semantics: which values a sample holds follows from the
+documented priority (weight over a hash of the value), and a strict rule accepts every training value.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+import lakeindex.fmdv.infer as infer
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader
+from lakeindex.patterns.pattern import matches
+from lakeindex.patterns.sampling import MAX_DISTINCT, value_hash
+
+
+def _date(rng: random.Random, pad: bool = True) -> str:
+    """A padded date, or one of a single-digit month and day (``2019-3-7``), which no two-digit
+    pattern matches: so ``<digit>{4}-<digit>{2}-<digit>{2}`` is pure in the index, and so is
+    ``<digit>{4}-<digit>+-<digit>+``, of wider coverage."""
+    if pad:
+        return f"20{rng.randint(10, 24)}-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}"
+    return f"20{rng.randint(10, 24)}-{rng.randint(1, 9)}-{rng.randint(1, 9)}"
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """Padded dates, dates of single digits, and numbers, 60 values a column."""
+    rng = random.Random(4)
+    cols = [[_date(rng) for _ in range(60)] for _ in range(30)]
+    cols += [[_date(rng, pad=False) for _ in range(60)] for _ in range(20)]
+    cols += [[str(rng.randint(0, 99999)) for _ in range(60)] for _ in range(30)]
+    path = tmp_path_factory.mktemp("sample") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+@pytest.fixture
+def solved(monkeypatch):
+    """The distinct values each query column handed to the solver held."""
+    sizes: list[int] = []
+    real = infer.QueryColumn.from_values
+
+    def spy(values, *args, **kwargs):
+        sizes.append(len([v for v in values if v]))
+        return real(values, *args, **kwargs)
+
+    monkeypatch.setattr(infer.QueryColumn, "from_values", spy)
+    return sizes
+
+
+def _padded(n: int) -> list[str]:
+    """``n`` distinct padded dates (2010-01-01 onwards, a day each)."""
+    return list(dict.fromkeys(f"20{10 + i // 336}-{i // 28 % 12 + 1:02d}-{i % 28 + 1:02d}" for i in range(n)))
+
+
+def test_the_index_samples_128_distinct_values():
+    """The build's default sample size, which queries share."""
+    assert MAX_DISTINCT == 128
+
+
+def test_a_wide_column_is_solved_on_its_sample_when_every_value_passes_the_rule(index, solved):
+    """1,000 distinct padded dates: the solver sees 128 of them, and the rule accepts all 1,000."""
+    values = _padded(1000)
+    assert len(set(values)) == 1000
+    rule = AutoValidator(index, "fmdv-v").fit(values).rule_
+    assert rule.feasible, rule.reason
+    assert [v for v in values if not matches(rule.pattern, v)] == []
+    assert max(solved) == 128
+
+
+def test_values_outside_the_sample_that_fail_its_rule_make_a_strict_fit_solve_the_whole_column(index, solved):
+    """Three dates with a one-digit month whose hash keeps them out of the sample (all weights are 1,
+    so the sample is the 128 smallest hashes): the sample's rule fixes a two-digit month and rejects
+    them, so FMDV-V (no value may fail) solves all 1,003 and its rule accepts every one."""
+    values = _padded(1000)
+    cutoff = sorted(value_hash(v) for v in values)[127]
+    short = [v for v in (f"2030-{m}-{d}" for m in range(1, 10) for d in range(10, 29)) if value_hash(v) > cutoff][:3]
+    assert len(short) == 3
+    rule = AutoValidator(index, "fmdv-v").fit(values + short).rule_
+    assert rule.feasible, rule.reason
+    assert [v for v in values + short if not matches(rule.pattern, v)] == []
+    assert solved[0] == 128 and max(solved) == 1003
+
+
+def test_a_horizontal_cut_tolerates_the_values_outside_the_sample_within_theta(index, solved):
+    """The same column under FMDV-VH: 3 of 1,003 values failing the sample's rule is within theta
+    (0.1), so the sample's rule stands, the solver never sees more than 128 values, and the three
+    count as the training batch's non-conforming values."""
+    values = _padded(1000)
+    cutoff = sorted(value_hash(v) for v in values)[127]
+    short = [v for v in (f"2030-{m}-{d}" for m in range(1, 10) for d in range(10, 29)) if value_hash(v) > cutoff][:3]
+    rule = AutoValidator(index, "fmdv-vh").fit(values + short).rule_
+    assert rule.feasible, rule.reason
+    assert max(solved) == 128
+    assert rule.train_nonconforming == 3
+    assert [v for v in short if matches(rule.pattern, v)] == []
