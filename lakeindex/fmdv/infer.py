@@ -76,13 +76,15 @@ class AutoValidator:
     which sets ``solver_``, ``m_`` and the learned ``rule_``."""
 
     def __init__(self, index: IndexReader | SegmentSolver, method: str = "fmdv-vh", r: float = DEFAULT_R,
-                 m: int | None = None, theta: float = DEFAULT_THETA, alpha: float = DEFAULT_ALPHA) -> None:
+                 m: int | None = None, theta: float = DEFAULT_THETA, alpha: float = DEFAULT_ALPHA,
+                 sample: bool = True) -> None:
         self.index = index
         self.method = method
         self.r = r
         self.m = m
         self.theta = theta
         self.alpha = alpha
+        self.sample = sample  # solve a wide column on the index's sample first (``_sampled``)
 
     def _prepare(self) -> None:
         """Check the parameters and resolve the solver (kept across fits on one index) and ``m``."""
@@ -216,7 +218,7 @@ class AutoValidator:
         """
         k = self.solver_.limits.max_distinct
         distinct = [v for v in counts if v]
-        if not 0 < k < len(distinct):
+        if not self.sample or not 0 < k < len(distinct):
             return self._solve(counts, 0)
         weights = [counts[v] for v in distinct]
         total = sum(weights)
