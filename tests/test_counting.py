@@ -229,3 +229,21 @@ def test_a_kept_constant_pattern_counts_values_of_every_part_key(fn):
     assert got["1.<alphanum>{2}"] == 6
     assert "1.<alphanum>{1}" not in got
     assert got["1.<alphanum>+"] == 10
+
+
+@pytest.mark.parametrize("value", ["2019-08-28T12:47:26.115Z", "a1b2-C3", "ORD-12|x", "9B1E-44AF", "12.50",
+                                   "hello_world-2", "{00C56B34-54AC-4B36}", "-12", "x.y@z.com", "AB12cd34"])
+def test_free_templates_are_the_constant_free_part_of_a_shapes_templates(value):
+    """``free_templates`` lists without the constant templates what ``shape_templates`` lists with them:
+    the same constant-free patterns in the same order, at every constant budget and template budget
+    (the oracle is the full listing, filtered; caches cleared so neither reads the other's entry)."""
+    from lakeindex.patterns import templates
+
+    shape = analyze(value, 4).shape
+    for max_constants in (0, 1, 3):
+        for budget in (256, 8192):
+            templates._SHAPE_CACHE.clear()
+            full = shape_templates(shape, max_constants, budget)
+            oracle = list(full[0])
+            templates._SHAPE_CACHE.clear()
+            assert list(templates.free_templates(shape, max_constants, budget)) == oracle

@@ -28,7 +28,7 @@ from functools import lru_cache
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.templates import is_decimal_at, part_alternatives, shape_templates, slot_starts
+from lakeindex.patterns.templates import free_templates, is_decimal_at, part_alternatives, slot_starts
 from lakeindex.patterns.tokens import is_hex_word
 
 SegmentPart = tuple[Group, int, int]  # group, first part index, end part index (exclusive)
@@ -68,7 +68,7 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:
-        templates = shape_templates(sub, max_constants, budget)[0]
+        templates = free_templates(sub, max_constants, budget)
         if free is None:
             free = set(templates)
         else:

@@ -237,6 +237,22 @@ def shape_templates(shape: tuple, max_constants: int,
     return result
 
 
+def free_templates(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET) -> tuple[str, ...]:
+    """The constant-free templates of a shape at its level (``shape_templates(...)[0]``), listed without
+    the templates holding constants, which are most of them: queries over values of several layouts
+    intersect only these (:mod:`lakeindex.fmdv.hypotheses`), and FMDV-H's cut tests membership in them."""
+    key = ("free", shape, max_constants, budget)
+    hit = _SHAPE_CACHE.get(key)
+    if hit is None:
+        full = _SHAPE_CACHE.get((shape, max_constants, budget))
+        if full is not None:
+            hit = full[0]
+        else:
+            hit = tuple(text % () for text, _ in _templates(part_options(shape, max_constants, budget)[1], 0))
+        _SHAPE_CACHE.put(key, hit, len(hit))
+    return hit
+
+
 def template_count(shape: tuple, max_constants: int) -> int:
     """Templates the exact hierarchy gives a shape (before the budget), computed without listing them."""
     return count_templates([part_alternatives(p, is_decimal_at(shape, i)) for i, p in enumerate(shape)], max_constants)
@@ -247,6 +263,6 @@ def shape_template_set(shape: tuple, max_constants: int, budget: int = TEMPLATE_
     key = (shape, max_constants, budget)
     hit = _SET_CACHE.get(key)
     if hit is None:
-        hit = frozenset(shape_templates(shape, max_constants, budget)[0])
+        hit = frozenset(free_templates(shape, max_constants, budget))
         _SET_CACHE.put(key, hit, len(hit))
     return hit
