@@ -103,3 +103,24 @@ def test_a_horizontal_cut_tolerates_the_values_outside_the_sample_within_theta(i
     assert max(solved) == 128
     assert rule.train_nonconforming == 3
     assert [v for v in short if matches(rule.pattern, v)] == []
+
+
+def test_a_sample_with_no_rule_makes_the_fit_solve_the_whole_column(index, solved):
+    """910 dates and 90 distinct codes such as ``abc/de!`` (9% of the column, within theta = 0.1) chosen
+    with the smallest hashes of a large pool, so every one of them is in the sample (all weights are 1:
+    the sample is the 128 smallest hashes). There they are 90 of 128 values, too many to cut, and no
+    pattern covers both structures, so the sample has no rule; the whole column cuts them and gets the
+    dates' rule, with the 90 codes non-conforming."""
+    rng = random.Random(9)
+    letters = "abcdefghijklmnopqrstuvwxyz"
+    pool = {"".join(rng.choices(letters, k=3)) + "/" + "".join(rng.choices(letters, k=2)) + "!" for _ in range(20000)}
+    words = sorted(pool, key=value_hash)[:90]
+    dates = _padded(910)
+    cutoff = sorted(value_hash(v) for v in dates + words)[127]
+    assert len(set(dates)) == 910 and all(value_hash(w) <= cutoff for w in words)
+    rule = AutoValidator(index, "fmdv-vh").fit(dates + words).rule_
+    assert rule.feasible, rule.reason
+    assert [v for v in dates if not matches(rule.pattern, v)] == []
+    assert [w for w in words if matches(rule.pattern, w)] == []
+    assert rule.train_nonconforming == 90
+    assert solved[0] == 128 and 1000 in solved

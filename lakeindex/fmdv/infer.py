@@ -213,8 +213,11 @@ class AutoValidator:
         Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
         with the column, so a 1,000-value column costs what a 128-value one does. The rule is checked
         against every value: it stands if no more of them fail it than the method tolerates (theta with
-        a horizontal cut, none without), else the column is solved in full. A sample with no rule ends
-        the fit: the sample's hypotheses include the whole column's (fewer values to agree with).
+        a horizontal cut, none without), else the column is solved in full. A sample with no rule is
+        solved in full too: the rare layouts a sample keeps stand for more values than they have (a kept
+        light value carries the weight of those left out), so a horizontal cut that fits the column may
+        not fit its sample (person names with an accent: on the benchmark lake trained on 80% of 500
+        rows, 8 of 1,000 columns lost their rule when a sample's "no rule" ended the fit).
         """
         k = self.solver_.limits.max_distinct
         distinct = [v for v in counts if v]
@@ -225,7 +228,8 @@ class AutoValidator:
         kept, estimates = priority_sample(distinct, weights, k)
         result = self._solve(Counter(apportion(kept, estimates, total)), 0)
         if result is None:
-            return None
+            self._part_solves = 0  # the full solve gets its own bound on parts
+            return self._solve(counts, 0)
         tolerated = self.theta * total if self.method.endswith("h") else 0
         try:
             match = compiled(result.pattern).fullmatch
