@@ -1,8 +1,9 @@
 """A query column is solved on the priority sample the index build takes of every lake column.
 
 ``AutoValidator._sampled``: a column of more distinct values than the index's ``max_distinct`` (128,
-``lakeindex.patterns.sampling``) is solved on that many, with estimated counts; the rule stands if the
-whole column passes it (within theta for FMDV-VH), else the column is solved in full. Expectations
+``lakeindex.patterns.sampling``) is solved on about that many, sampled within each structure (value
+skeleton) with the structure's weight kept exact; the rule stands if the whole column passes it
+(within theta for FMDV-VH), else the column is solved in full. Expectations
 are set by hand from those documented semantics: which values a sample holds follows from the
 documented priority (weight over a hash of the value), and a strict rule accepts every training value.
 """
@@ -105,12 +106,12 @@ def test_a_horizontal_cut_tolerates_the_values_outside_the_sample_within_theta(i
     assert [v for v in short if matches(rule.pattern, v)] == []
 
 
-def test_a_sample_with_no_rule_makes_the_fit_solve_the_whole_column(index, solved):
+def test_a_minority_structure_weighs_in_the_sample_what_it_weighs_in_the_column(index, solved):
     """910 dates and 90 distinct codes such as ``abc/de!`` (9% of the column, within theta = 0.1) chosen
-    with the smallest hashes of a large pool, so every one of them is in the sample (all weights are 1:
-    the sample is the 128 smallest hashes). There they are 90 of 128 values, too many to cut, and no
-    pattern covers both structures, so the sample has no rule; the whole column cuts them and gets the
-    dates' rule, with the 90 codes non-conforming."""
+    with the smallest hashes of a large pool: a plain priority sample of 128 (all weights are 1, so the
+    128 smallest hashes) would hold all 90, as 70% of its weight, too many to cut. Sampled by structure,
+    the codes keep their 9% (90 of 1,000), so the sample's cut removes them: the dates' rule comes from
+    the sample alone, with the 90 codes non-conforming."""
     rng = random.Random(9)
     letters = "abcdefghijklmnopqrstuvwxyz"
     pool = {"".join(rng.choices(letters, k=3)) + "/" + "".join(rng.choices(letters, k=2)) + "!" for _ in range(20000)}
@@ -123,4 +124,4 @@ def test_a_sample_with_no_rule_makes_the_fit_solve_the_whole_column(index, solve
     assert [v for v in dates if not matches(rule.pattern, v)] == []
     assert [w for w in words if matches(rule.pattern, w)] == []
     assert rule.train_nonconforming == 90
-    assert solved[0] == 128 and 1000 in solved
+    assert max(solved) <= 129  # 116 dates and 12 codes (shares of 128 by distinct values, rounded)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 from lakeindex.patterns import EnumerationLimits, column_patterns
-from lakeindex.patterns.sampling import priority_sample
+from lakeindex.patterns.sampling import priority_sample, stratified_sample
 
 
 def test_small_columns_are_not_sampled():
@@ -50,3 +50,21 @@ def test_a_pattern_every_value_matches_stays_pure_when_sampled():
     values = [f"ORD-{i:06d}" for i in range(5000)]
     cp = column_patterns(values, limits=EnumerationLimits(max_distinct=32))
     assert cp.counts["ORD-<digit>{6}"] == 5000
+
+
+def test_a_stratified_sample_keeps_each_strata_total_and_shares_k_by_distinct_values():
+    """900 values of stratum "a" (weight 1 each), 90 of "b" (weight 2), 10 of "c" (weight 1), k = 100:
+    shares 90, 9 and 1 (k times the stratum's share of the 1,000 distinct values); every stratum's
+    weights sum to its true total (900, 180, 10), each kept value comes from its stratum and weighs >= 1."""
+    counts = {f"a{i}": 1 for i in range(900)} | {f"b{i}": 2 for i in range(90)} | {f"c{i}": 1 for i in range(10)}
+    out = stratified_sample(counts, lambda v: v[0], 100)
+    by = {s: {v: n for v, n in out.items() if v[0] == s} for s in "abc"}
+    assert {s: len(vs) for s, vs in by.items()} == {"a": 90, "b": 9, "c": 1}
+    assert {s: sum(vs.values()) for s, vs in by.items()} == {"a": 900, "b": 180, "c": 10}
+    assert set(out) <= set(counts) and min(out.values()) >= 1
+
+
+def test_a_stratum_within_its_share_is_kept_exactly():
+    """Two strata of 5 and 3 values and k = 128: nothing is sampled, the counts come back unchanged."""
+    counts = {"x1": 4, "x2": 1, "x3": 7, "x4": 2, "x5": 1, "y1": 3, "y2": 9, "y3": 1}
+    assert stratified_sample(counts, lambda v: v[0], 128) == counts

@@ -47,7 +47,8 @@ _WORD = re.compile("[A-Za-z0-9]+")
 _CHECK_EVERY = 64  # distinct values between the early-exit checks of ``is_structured``
 
 
-def _skeleton(value: str) -> str:
+def skeleton(value: str) -> str:
+    """A value's structure: symbols kept, each ASCII word collapsed to ``w`` (``2024-01-02`` -> ``w-w-w``)."""
     return _WORD.sub("w", value)
 
 
@@ -69,7 +70,7 @@ def structured_share(values: Iterable[str] | Mapping[str, int], top: int = MAX_S
         return 1.0
     skeletons: Counter[str] = Counter()
     for v, k in counts.items():
-        skeletons[_skeleton(v)] += k
+        skeletons[skeleton(v)] += k
     return sum(heapq.nlargest(top, skeletons.values())) / n
 
 
@@ -84,7 +85,7 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
     skeletons: Counter[str] = Counter()
     unseen = n
     for i, (v, k) in enumerate(counts.most_common(), start=1):
-        skeletons[_skeleton(v)] += k
+        skeletons[skeleton(v)] += k
         unseen -= k
         if i % _CHECK_EVERY == 0 and unseen:
             lead = sum(heapq.nlargest(top, skeletons.values()))

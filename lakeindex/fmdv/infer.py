@@ -24,7 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, skeleton
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
@@ -36,7 +36,7 @@ from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
-from lakeindex.patterns.sampling import apportion, priority_sample, value_hash
+from lakeindex.patterns.sampling import stratified_sample, value_hash
 from lakeindex.patterns.tokens import Analysis
 
 DEFAULT_R = 0.1
@@ -206,36 +206,35 @@ class AutoValidator:
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
 
     def _sampled(self, counts: Counter[str]) -> Segmentation | None:
-        """The column's rule, learned first on a priority sample of its distinct values, the sample the
-        index build enumerates for every lake column (``limits.max_distinct``, 128 by default; see
-        :mod:`lakeindex.patterns.sampling`), with estimated counts apportioned to the column's size.
+        """The column's rule, learned first on a sample of its distinct values as large as the one the
+        index build enumerates for every lake column (``limits.max_distinct``, 128 by default), with
+        counts that keep each structure's weight exact (:func:`lakeindex.patterns.sampling.stratified_sample`
+        over value skeletons: the horizontal cut and the lists' and records' tolerance weigh structures).
 
         Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
         with the column, so a 1,000-value column costs what a 128-value one does. The rule is checked
         against every value: it stands if no more of them fail it than the method tolerates (theta with
-        a horizontal cut, none without), else the column is solved in full. A sample with no rule is
-        solved in full too: the rare layouts a sample keeps stand for more values than they have (a kept
-        light value carries the weight of those left out), so a horizontal cut that fits the column may
-        not fit its sample (person names with an accent: on the benchmark lake trained on 80% of 500
-        rows, 8 of 1,000 columns lost their rule when a sample's "no rule" ended the fit).
+        a horizontal cut, none without), else the column is solved in full. A sample with no rule ends
+        the fit: the sample's hypotheses include the column's (fewer values to agree with) and its
+        structures weigh what they weigh in the column. A column of more structures than half the
+        sample (free text) is solved in full.
         """
         k = self.solver_.limits.max_distinct
-        distinct = [v for v in counts if v]
+        distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._solve(counts, 0)
-        weights = [counts[v] for v in distinct]
-        total = sum(weights)
-        kept, estimates = priority_sample(distinct, weights, k)
-        result = self._solve(Counter(apportion(kept, estimates, total)), 0)
-        if result is None:
-            self._part_solves = 0  # the full solve gets its own bound on parts
+        if len({skeleton(v) for v in distinct}) > k // 2:
             return self._solve(counts, 0)
+        result = self._solve(Counter(stratified_sample(distinct, skeleton, k)), 0)
+        if result is None:
+            return None
+        total = sum(distinct.values())
         tolerated = self.theta * total if self.method.endswith("h") else 0
         try:
             match = compiled(result.pattern).fullmatch
         except PatternError:
             return result  # too long to read back: fit reports it as such
-        if sum(counts[v] for v in distinct if match(v) is None) <= tolerated:
+        if sum(n for v, n in distinct.items() if match(v) is None) <= tolerated:
             return result
         self._part_solves = 0  # the full solve gets its own bound on parts
         return self._solve(counts, 0)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import heapq
 import math
 import zlib
+from collections.abc import Callable, Hashable, Mapping
 
 MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactly, the rest estimated)
 _U = float(1 << 32)
@@ -73,3 +74,24 @@ def apportion(values: list[str], estimates: list[float], total: int) -> dict[str
         i = max(range(len(values)), key=lambda i: ints[i])
         ints[i] -= 1
     return dict(zip(values, ints, strict=True))
+
+
+def stratified_sample(counts: Mapping[str, int], stratum: Callable[[str], Hashable], k: int) -> dict[str, int]:
+    """About ``k`` of the values of ``counts`` with integer weights: each stratum (``stratum(value)``)
+    gets a share of ``k`` proportional to its distinct values (one at least), priority-sampled within
+    it, and its kept values' weights are apportioned to the stratum's exact total. A rare structure
+    then weighs in the sample what it weighs in the column: plain priority sampling lets a kept light
+    value carry the weight of the light values left out, whatever their structure."""
+    groups: dict[Hashable, list[str]] = {}
+    for v in counts:
+        groups.setdefault(stratum(v), []).append(v)
+    n = len(counts)
+    out: dict[str, int] = {}
+    for values in groups.values():
+        weights = [counts[v] for v in values]
+        kept, estimates = priority_sample(values, weights, max(1, round(k * len(values) / n)))
+        if len(kept) == len(values):
+            out.update(zip(values, weights, strict=True))
+        else:
+            out.update(apportion(kept, estimates, sum(weights)))
+    return out
