@@ -35,6 +35,7 @@ lookups rather than index reads.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from threading import Lock
 from typing import TYPE_CHECKING
 
@@ -60,7 +61,7 @@ class Candidate:
     coverage: int
     literal: bool = False
 
-    @property
+    @cached_property  # candidates are cached per segment and ranked in every choice that meets them
     def rank(self) -> tuple:
         """Order among candidates of similar FPR: most specific first."""
         return (self.coverage, generality(self.pattern), self.fpr, self.pattern)
@@ -80,7 +81,8 @@ def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candida
     """The most specific candidate inside ``best``'s language with FPR <= ``max_fpr`` (else ``best``)."""
     if best.literal:
         return best
-    inner = [c for c in cands if c.fpr <= max_fpr and c.rank < best.rank and not c.literal
+    rank = best.rank
+    inner = [c for c in cands if c.fpr <= max_fpr and c.rank < rank and not c.literal
              and subsumes(best.pattern, c.pattern)]
     return min(inner, key=lambda c: c.rank) if inner else best
 

@@ -235,6 +235,7 @@ _GENERALITY = {("digit", True): 1, ("upper", True): 1, ("lower", True): 1, ("let
                ("alphanum", False): 6, ("all", False): 8}
 
 
+@lru_cache(maxsize=1 << 16)  # candidates are ranked again in every segment and fit that meets them
 def generality(pattern: str) -> int:
     """How far up the hierarchy a pattern sits (0 for a constant): a tie-breaker toward specific rules."""
     return sum(_GENERALITY[(e.cls, e.k is not None)] for e in parse(pattern)
