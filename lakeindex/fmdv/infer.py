@@ -223,9 +223,14 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._solve(counts, 0)
-        if len({skeleton(v) for v in distinct}) > k // 2:
-            return self._solve(counts, 0)
-        result = self._solve(Counter(stratified_sample(distinct, skeleton, k)), 0)
+        skeletons: dict[str, str] = {}
+        kinds: set[str] = set()
+        for v in distinct:
+            kinds.add(sk := skeleton(v))
+            skeletons[v] = sk
+            if len(kinds) > k // 2:  # free text: told after a few hundred values
+                return self._solve(counts, 0)
+        result = self._solve(Counter(stratified_sample(distinct, skeletons.__getitem__, k)), 0)
         if result is None:
             return None
         total = sum(distinct.values())
