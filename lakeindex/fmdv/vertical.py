@@ -107,11 +107,11 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
 
 
 def _narrow(segs: list[tuple[int, int, Candidate, frozenset | None]], al: Alignment, solver: SegmentSolver,
-            r: float, m: int, cap: float) -> list[tuple[int, int, Candidate, frozenset | None]]:
+            r: float, m: int, cap: float | None = None) -> list[tuple[int, int, Candidate, frozenset | None]]:
     """The narrowing band (``search`` module docstring) applied after the segmentation is chosen, left
     to right, each segment within its band and within what r leaves: narrowing inside the DP would
     make each segment riskier and their sum pass r, losing rules."""
-    left = cap - sum(c.fpr for _, _, c, _ in segs)
+    left = (r if cap is None else cap) - sum(c.fpr for _, _, c, _ in segs)
     out = []
     for s, e, c, absent in segs:
         if not c.literal and solver.narrow_slack > 0:
