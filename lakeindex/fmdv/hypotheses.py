@@ -46,6 +46,27 @@ def segment_key(parts: list[SegmentPart]) -> frozenset:
     return frozenset(out)
 
 
+@lru_cache(maxsize=1 << 14)
+def outlines_of(shape: tuple) -> frozenset[tuple[str, ...]]:
+    """The outlines a constant-free template of ``shape`` can have: its symbol runs in order, each word
+    as ``w``, a decimal's ``.`` kept or taken into ``<num>``. Templates spell symbol runs literally and
+    turn a word into class tokens, so two shapes share a template only if they share an outline: a
+    segment whose values' outlines differ (``-12`` and ``34``) is infeasible without listing templates."""
+    out: set[tuple[str, ...]] = set()
+
+    def walk(i: int, acc: tuple[str, ...]) -> None:
+        if i == len(shape):
+            out.add(acc)
+            return
+        part = shape[i]
+        walk(i + 1, acc + ((part,) if isinstance(part, str) else ("w",)))
+        if is_decimal_at(shape, i):
+            walk(i + 3, acc + ("w",))
+
+    walk(0, ())
+    return frozenset(out)
+
+
 def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[str]:
     """H of a segment given by :func:`segment_key`, at the finest reduction level within ``budget``."""
     entries = list(key)
@@ -63,8 +84,14 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
         found = hypotheses(column, n, max_constants, budget)
         if found is not None:
             return found
-    # shortest shapes (fewest templates) first, stopping once nothing is shared: segments that mix
-    # layouts are mostly infeasible, and listing every shape's templates would cost more than the query
+    # segments that mix layouts are mostly infeasible: first whether their outlines agree at all, then
+    # shortest shapes (fewest templates) first, stopping once nothing is shared, as listing every
+    # shape's templates would cost more than the query
+    outlines: frozenset[tuple[str, ...]] | None = None
+    for sub, _, _ in entries:
+        outlines = outlines_of(sub) if outlines is None else outlines & outlines_of(sub)
+        if not outlines:
+            return []
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:
