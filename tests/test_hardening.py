@@ -410,3 +410,13 @@ def test_a_bug_is_a_500_not_the_clients_fault(client, monkeypatch):
     with TestClient(client.app, raise_server_exceptions=False) as c:
         assert c.post("/v1/tag", json={"values": ["1234-56"]}).status_code == 500
     assert client.post("/v1/patterns/lookup", json={"patterns": ["<bad"]}).status_code == 400  # input: still 4xx
+
+
+def test_a_segment_keys_size_estimate_is_close_to_its_written_size():
+    """The solver's cache bounds bytes by an estimate of each key: for a key of 300 like-sized group
+    entries (a GUID segment), 300 times one entry's ``repr`` is within 5% of the whole key's ``repr``."""
+    from lakeindex.fmdv.search import _key_bytes
+
+    key = frozenset(((("w", "A"), "-", ("w", "N")), (f"{i:08X}", None, "-"), (True, False, True)) for i in range(300))
+    assert abs(_key_bytes(key) - len(repr(key))) <= 0.05 * len(repr(key))
+    assert _key_bytes(("x", 1)) == len(repr(("x", 1)))

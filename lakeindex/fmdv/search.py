@@ -87,6 +87,15 @@ def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candida
     return min(inner, key=lambda c: c.rank) if inner else best
 
 
+def _key_bytes(key: object) -> int:
+    """About the bytes a cache key holds: a segment key of many groups (a frozenset of like-sized
+    entries) as its size times one entry's ``repr``; anything else its ``repr``. Writing out the whole
+    key of a GUID segment cost a tenth of a cold composite fit."""
+    if isinstance(key, frozenset) and len(key) > 1:
+        return len(key) * len(repr(next(iter(key))))
+    return len(repr(key))
+
+
 class SegmentSolver:
     """Solves FMDV for segments against one index version; thread-safe, caches bounded."""
 
@@ -129,7 +138,7 @@ class SegmentSolver:
 
     def _remember(self, key: tuple, cands: list[Candidate]) -> None:
         """Cache a segment key's candidates within the byte budget (a key is as big as its shapes)."""
-        size = len(repr(key[0])) + sum(len(c.pattern) + ENTRY_OVERHEAD for c in cands) + ENTRY_OVERHEAD
+        size = _key_bytes(key[0]) + sum(len(c.pattern) + ENTRY_OVERHEAD for c in cands) + ENTRY_OVERHEAD
         budget = self.cache_bytes - self.cache_bytes // 4
         if size > budget:
             return
