@@ -67,6 +67,17 @@ def outlines_of(shape: tuple) -> frozenset[tuple[str, ...]]:
     return frozenset(out)
 
 
+def share_outline(shapes: set[tuple]) -> bool:
+    """Some outline is common to all ``shapes`` (necessary for any shared template, constants included:
+    a constant is a word's text)."""
+    common: frozenset[tuple[str, ...]] | None = None
+    for shape in shapes:
+        common = outlines_of(shape) if common is None else common & outlines_of(shape)
+        if not common:
+            return False
+    return True
+
+
 def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[str]:
     """H of a segment given by :func:`segment_key`, at the finest reduction level within ``budget``."""
     entries = list(key)
@@ -87,11 +98,8 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
     # segments that mix layouts are mostly infeasible: first whether their outlines agree at all, then
     # shortest shapes (fewest templates) first, stopping once nothing is shared, as listing every
     # shape's templates would cost more than the query
-    outlines: frozenset[tuple[str, ...]] | None = None
-    for sub, _, _ in entries:
-        outlines = outlines_of(sub) if outlines is None else outlines & outlines_of(sub)
-        if not outlines:
-            return []
+    if not share_outline({sub for sub, _, _ in entries}):
+        return []
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:

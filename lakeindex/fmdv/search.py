@@ -39,7 +39,7 @@ from functools import cached_property
 from threading import Lock
 from typing import TYPE_CHECKING
 
-from lakeindex.fmdv.hypotheses import SegmentPart, hypotheses, segment_hypotheses, segment_key
+from lakeindex.fmdv.hypotheses import SegmentPart, hypotheses, segment_hypotheses, segment_key, share_outline
 from lakeindex.index.store import IndexReader, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import escape_literal, generality, subsumes
@@ -215,6 +215,8 @@ class SegmentSolver:
 
     def _candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
         """``candidates`` of parts known to be non-empty and within tau."""
+        if len({g.labels[i:j] for g, i, j in parts}) > 1 and not share_outline({g.shape[i:j] for g, i, j in parts}):
+            return []  # values of several layouts that no template spells alike: skip the segment key
         seg = segment_key(parts)
         distinct = {sub for sub, _, _ in seg}
         if len(distinct) == 1:
