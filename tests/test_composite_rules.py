@@ -552,3 +552,28 @@ def test_segments_of_multi_run_hex_words_find_their_window_evidence(tmp_path):
     with IndexReader(tmp_path / "ix") as ix:
         rule = AutoValidator(ix, "fmdv-v").fit(train).rule_
     assert rule.feasible and rule.pattern == "<hex>{8}-<hex>{4}-<hex>{4}-<hex>{4}-<hex>{12}"
+
+
+def test_separator_candidates_follow_their_definition_on_random_columns():
+    """Brute force from the docstring: a single symbol of the list (in its order), then the longest
+    value's other symbol runs, kept if values of weight >= (1 - tol) of the total contain it and are
+    cut by it at least once; 300 random weighted columns of symbol-rich values."""
+    from lakeindex.fmdv import split
+
+    rng = random.Random(12)
+    alphabet = "ab1|#,;:_/~\\-.=&@+? "
+    for _ in range(300):
+        counts = Counter({"".join(rng.choices(alphabet, k=rng.randint(1, 9))): rng.randint(1, 5)
+                          for _ in range(rng.randint(1, 12))})
+        tol = rng.choice([0.0, 0.1, 0.3])
+        need = (1 - tol) * sum(counts.values())
+
+        def weight(holds, counts=counts):
+            return sum(n for v, n in counts.items() if holds(v))
+
+        oracle = [c for c in split._SYMBOLS if weight(lambda v, c=c: c in v) >= need]
+        for run in re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", max(counts, key=len)):
+            if not run[0].isalnum() and len(run) > 1 and run not in oracle and weight(lambda v, r=run: r in v) >= need:
+                oracle.append(run)
+        oracle = [c for c in oracle if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
+        assert separator_candidates(counts, tol) == oracle, (counts, tol)

@@ -18,6 +18,7 @@ from lakeindex.patterns.template_cache import WeightedLRU
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
 # single-character separators tried (not spaces: natural language); "?" cuts a URL's query string from its address
 _SYMBOLS = "|#,;:_/~\\-.=&@+?"
+_SYMBOL_SET = frozenset(_SYMBOLS)
 MAX_CANDIDATES = 3
 # a fit splits the same values at many separators and in many forms, and columns repeat values: splits
 # are cached, bounded by the characters they hold (about 2 M, a few MB)
@@ -97,7 +98,11 @@ def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float =
     def weight(holds: Callable[[str], bool]) -> int:
         return sum(w for v, w in counts.items() if holds(v))
 
-    cands = [c for c in _SYMBOLS if weight(lambda v, c=c: c in v) >= need]
+    present: Counter[str] = Counter()  # one pass over the values for all single symbols
+    for v, w in counts.items():
+        for c in _SYMBOL_SET.intersection(v):
+            present[c] += w
+    cands = [c for c in _SYMBOLS if present[c] >= need]
     for run in _RUNS.findall(max(counts, key=len)):
         if not run[0].isalnum() and len(run) > 1 and run not in cands and weight(lambda v, r=run: r in v) >= need:
             cands.append(run)
