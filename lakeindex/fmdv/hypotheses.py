@@ -95,11 +95,9 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int) -> list[
         found = hypotheses(column, n, max_constants, budget)
         if found is not None:
             return found
-    # segments that mix layouts are mostly infeasible: first whether their outlines agree at all, then
-    # shortest shapes (fewest templates) first, stopping once nothing is shared, as listing every
-    # shape's templates would cost more than the query
-    if not share_outline({sub for sub, _, _ in entries}):
-        return []
+    # shortest shapes (fewest templates) first, stopping once nothing is shared: segments that mix
+    # layouts are mostly infeasible (the solver drops those whose outlines disagree before asking, see
+    # ``share_outline``), and listing every shape's templates would cost more than the query
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:

@@ -30,7 +30,7 @@ from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
 from lakeindex.fmdv.repetition import repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
-from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed
+from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
@@ -57,11 +57,6 @@ def _all_match(pattern: str, values: list[str]) -> bool:
     except PatternError:
         return False
     return all(match(v) is not None for v in values)
-
-
-def _within(cands: list[Candidate], cap: float) -> list[Candidate]:
-    """The candidates a part may use: FPR within its cap (all of them at the top, where cap is r)."""
-    return [c for c in cands if c.fpr <= cap]
 
 
 def default_coverage(meta: dict) -> int:
@@ -102,13 +97,12 @@ class AutoValidator:
         self._part_solves = 0
 
     def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
-        cands = self.solver_.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_)
-        c = choose(_within(cands, cap), self.solver_.fpr_slack, self.solver_.narrow_slack)
+        c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_, cap)
         return Segmentation([(0, 0, c)]) if c is not None else None
 
     def _vertical(self, groups: list[Group], cap: float) -> Segmentation | None:
         solver = self.solver_
-        cands = _within(solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_), cap)
+        cands = within(solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_), cap)
         whole = choose(cands, solver.fpr_slack, 0.0)
         if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
             return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))])

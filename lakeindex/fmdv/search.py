@@ -81,10 +81,15 @@ def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candida
     """The most specific candidate inside ``best``'s language with FPR <= ``max_fpr`` (else ``best``)."""
     if best.literal:
         return best
-    rank = best.rank
-    inner = [c for c in cands if c.fpr <= max_fpr and c.rank < rank and not c.literal
+    inner = [c for c in cands if c.fpr <= max_fpr and c.rank < best.rank and not c.literal
              and subsumes(best.pattern, c.pattern)]
     return min(inner, key=lambda c: c.rank) if inner else best
+
+
+def within(cands: list[Candidate], cap: float | None) -> list[Candidate]:
+    """The candidates with FPR <= ``cap`` (all of them without one): a part of a list or record may use
+    only what its other parts left of r (``infer.AutoValidator._solve``)."""
+    return cands if cap is None else [c for c in cands if c.fpr <= cap]
 
 
 def _key_bytes(key: object) -> int:
@@ -161,9 +166,7 @@ class SegmentSolver:
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
         cands, absent = self.column_candidates(al, s, e, r, m)
-        if cap is not None and cap < r:
-            cands = [c for c in cands if c.fpr <= cap]
-        return choose(cands, self.fpr_slack, 0.0), absent
+        return choose(within(cands, cap), self.fpr_slack, 0.0), absent
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,
                           m: int) -> tuple[list[Candidate], frozenset | None]:
@@ -201,9 +204,10 @@ class SegmentSolver:
         words = sum(1 for kind, _ in labels[i:j] if kind == "w")
         return self.limits.window_edge > 0 and 2 <= words <= self.limits.window_words and j - i <= self.limits.tau
 
-    def solve(self, parts: list[SegmentPart], r: float, m: int) -> Candidate | None:
-        """Best pattern for the sub-column made of ``parts`` (None if infeasible)."""
-        return choose(self.candidates(parts, r, m), self.fpr_slack, self.narrow_slack)
+    def solve(self, parts: list[SegmentPart], r: float, m: int, cap: float | None = None) -> Candidate | None:
+        """Best pattern for the sub-column made of ``parts`` among those with FPR <= ``cap`` (r if None;
+        None if infeasible)."""
+        return choose(within(self.candidates(parts, r, m), cap), self.fpr_slack, self.narrow_slack)
 
     def candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
         """All hypotheses of the sub-column with FPR <= r and coverage >= m."""
