@@ -375,6 +375,55 @@ def test_the_part_budget_bounds_the_work_and_makes_no_rule_up(index, monkeypatch
     assert 1 <= len(built) <= 1 + 2  # the column itself, then at most two parts
 
 
+class _Forgetful(dict):
+    """A ``_no_rule`` map that never remembers: the search without the shortcut, as an oracle."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+class _PlainSearch(AutoValidator):
+    def _prepare(self) -> None:
+        super()._prepare()
+        self._no_rule = _Forgetful()
+
+
+def test_a_part_without_a_rule_is_not_searched_again_within_a_smaller_budget(index, monkeypatch):
+    """A column with no rule within FPR 0.1 has none within 0.05 either (a smaller budget only
+    narrows every search), so the second solve builds no query column (spy on the builder)."""
+    validator = AutoValidator(index, "fmdv-vh")
+    validator._prepare()
+    rng = random.Random(4)  # three layouts that align nowhere and share no separator: no rule
+    column = Counter(("-", ".", "_")[i % 3].join(_word(rng) for _ in range(2 + i % 3)) for i in range(60))
+    built = []
+    real = infer.QueryColumn.from_values
+    monkeypatch.setattr(infer.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
+    assert validator._solve(column, 1, 0.1) is None
+    first = len(built)
+    assert first >= 1
+    assert validator._solve(column, 1, 0.05) is None
+    assert len(built) == first
+    assert validator._solve(column, 1, 0.1) is None and len(built) == first  # the same budget: memo
+
+
+@pytest.mark.parametrize("make", [
+    lambda r, i: f"{_date(r)}|" + "/".join(_word(r) for _ in range(3 + i % 4)) + f"|{_code(r)}",
+    lambda r, i: "https://" + _word(r) + "." + _word(r, 2, 3) + "/" + "/".join(_word(r) for _ in range(2 + i % 4))
+    + f"?{_word(r)}={r.randint(0, 99)}",
+    lambda r, i: "\\\\" + _word(r) + "\\" + "\\".join(_word(r) for _ in range(2 + i % 5)) + f"_{i}.csv",
+    lambda r, i: "ids=" + "|".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)) + f";{_code(r)}",
+])
+def test_the_no_rule_shortcut_changes_no_rule(index, make):
+    """The oracle is the same search without the shortcut (``_no_rule`` never remembers): for list,
+    record, URL-like and path-like columns, feasible or not, both give the same rule and reason."""
+    rng = random.Random(11)
+    train = [make(rng, i) for i in range(80)]
+    fast = AutoValidator(index, "fmdv-vh").fit(train).rule_
+    plain = _PlainSearch(index, "fmdv-vh").fit(train).rule_
+    assert (fast.feasible, fast.pattern, fast.fpr, fast.reason) == (plain.feasible, plain.pattern, plain.fpr,
+                                                                    plain.reason)
+
+
 # ---------------------------------------------------------------------------------------------------
 # pattern.py: repetition blocks
 

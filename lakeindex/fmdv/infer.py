@@ -93,6 +93,7 @@ class AutoValidator:
             self.solver_ = SegmentSolver(self.index)
         self.m_ = default_coverage(self.solver_.index.meta) if self.m is None else self.m
         self._memo: dict[tuple, Segmentation | None] = {}
+        self._no_rule: dict[tuple, float] = {}  # per (values, depth): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._part_solves = 0
 
@@ -135,11 +136,12 @@ class AutoValidator:
         conform, or the whole rule would reject them. Columns travel as counts, so the items of 1,000
         lists are cut and tallied once per distinct list, and a result is the same as on the values."""
         cap = self.r if cap is None else min(cap, self.r)
-        key = (tuple(values.items()), depth, cap)
+        column = (tuple(values.items()), depth)
+        key = (*column, cap)
         if key in self._memo:
             return self._memo[key]
-        if cap < 0:
-            return None
+        if cap < 0 or cap <= self._no_rule.get(column, -1.0):
+            return None  # no rule within a larger cap: none within this one (every search only narrows)
         if depth > 0:
             if self._part_solves >= MAX_PART_SOLVES:
                 return None
@@ -157,6 +159,8 @@ class AutoValidator:
         if result is None and vertical and depth < MAX_DEPTH:
             result = self._composite(values, depth, cap)
         self._memo[key] = result
+        if result is None and self._part_solves < MAX_PART_SOLVES:  # not for want of part solves
+            self._no_rule[column] = max(cap, self._no_rule.get(column, -1.0))
         return result
 
     def _part(self, values: Iterable[str] | Mapping[str, int], depth: int,
@@ -254,7 +258,7 @@ class AutoValidator:
         try:
             result = self._sampled(Counter(values))
         finally:
-            self._memo, self._analyses = {}, {}
+            self._memo, self._no_rule, self._analyses = {}, {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
