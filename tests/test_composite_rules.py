@@ -139,6 +139,20 @@ def test_a_path_keeps_its_leading_separator_and_gets_a_tail():
     assert_accepts(cand.pattern, accept, reject)
 
 
+def test_a_unc_path_keeps_its_double_separator_and_its_server_is_an_item():
+    """\\\\server\\dir\\...\\name.csv: "\\\\" opens every value and is kept literally, so the server is the first
+    item, of the folders' domain (a list of k items is k draws from one domain), and needs no head
+    of its own; the file name is a tail. Items + tail: 0.01 + 0.02. Lists of 3 to 4 items: {2,}."""
+    values = [r"\\srv\data\raw\report.csv", r"\\fs\a\b\c\notes.csv", r"\\nas\x\y\z.csv"]
+    assert list_separators(values) == ["\\"]
+    cand = repetition_rule(values, stub_solve)
+    assert cand == Candidate(r"\\\\<lower>+<rep>\\<lower>+</rep>{2,}\\<lower>+.csv", 0.03, 10)
+    accept = [r"\\h\a\b\c.csv", r"\\h\a\b\c\d\e.csv"]
+    reject = [r"\h\a\b\c.csv", r"\\h\a\c.csv", r"\\H\a\b\c.csv", r"\\h\a\b\c.txt", r"\\\h\a\b\c.csv",
+              r"\\h\a\\b\c.csv"]
+    assert_accepts(cand.pattern, accept, reject)
+
+
 def test_a_list_rule_tolerates_ad_hoc_values_only_within_tol():
     """N/A among three lists: with tol 0 no separator cuts every value, so no rule; with one value
     in four allowed off-form, the list rule is learned from the other three."""
@@ -249,13 +263,33 @@ def test_a_record_over_budget_stops_before_its_widest_field():
     assert ["ABC-12", "QRS-100", "XY-7"] not in asked
 
 
-def test_a_list_solves_head_and_tail_before_its_items_within_the_budget():
+def test_a_list_rule_stays_within_the_budget():
     """ids=3|4|5 with budget 0.025: the head form needs ids=<digit>+ (0.02) plus items (0.01) = 0.03,
     over the budget, so no rule; with 0.03 the rule of the test above is found (hand-summed)."""
     values = ["ids=3|4|5", "ids=10|2|7|8"]
     assert repetition_rule(values, stub_solve, budget=0.025) is None
     found = repetition_rule(values, stub_solve, budget=0.03)
     assert found == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
+
+
+def test_a_list_solves_its_parts_fewest_distinct_first():
+    """/x/y/name.csv with folders from {a, b} and four file names. Hand-traced by form: no head or
+    tail (6 distinct items, fails); head {a, b} (<lower>+, 0.01) then 6 items (fails); tail form: the
+    2 folder items before the 4 file names, so the tail is asked after; head and tail: head, items
+    (ties keep head first), tail, summing 0.04, no better than the tail form's 0.03."""
+    values = ["/a/b/fa.csv", "/b/a/fb.csv", "/a/a/fc.csv", "/b/b/fd.csv"]
+    asked = []
+
+    def spy(column, budget):
+        asked.append(sorted(column))
+        return stub_solve(column, budget)
+
+    cand = repetition_rule(values, spy)
+    assert cand == Candidate("/<lower>+<rep>/<lower>+</rep>{1}/<lower>+.csv", 0.03, 10)
+    files = ["fa.csv", "fb.csv", "fc.csv", "fd.csv"]
+    folders = ["a", "b"]
+    items = folders + files
+    assert asked == [items, folders, items, folders, files, folders, folders, files]
 
 
 # ---------------------------------------------------------------------------------------------------

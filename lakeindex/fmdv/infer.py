@@ -24,13 +24,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, skeleton
+from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, nonempty_counts, skeleton
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
 from lakeindex.fmdv.repetition import repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
+from lakeindex.fmdv.split import separator_tallies
 from lakeindex.fmdv.validate import validate
 from lakeindex.fmdv.vertical import Segmentation, segment
 from lakeindex.index.store import IndexReader
@@ -42,7 +43,11 @@ from lakeindex.patterns.tokens import Analysis
 DEFAULT_R = 0.1
 DEFAULT_THETA = 0.1
 DEFAULT_ALPHA = 0.01
-PART_SAMPLE = 256  # distinct values a list's or record's part is first solved on (see _part)
+# distinct values a list's or record's part is first solved on (see _part). Most parts that have a rule
+# get it from a few dozen values, and the parts of columns that have none (URLs whose fields add up past
+# r) fail as surely on 32: 256 made a failing URL fit cost 2x more; rules are the same on the benchmarks
+# (BENCHMARKS.md, session 18)
+PART_SAMPLE = 32
 MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key:value items of a list
 # Parts of lists and records solved per solve of a column (a fit solves its sample, and the whole column
 # only if the sample's rule fails it), at most: bounds the work a hostile column can cause. The
@@ -197,8 +202,9 @@ class AutoValidator:
         def part(column: Counter[str], budget: float) -> Candidate | None:  # both rules drop empty values
             return self._part(column, depth + 1, budget)
 
-        cands = [c for c in (repetition_rule(values, part, tol, cap), record_rule(values, part, tol, cap))
-                 if c is not None and c.fpr <= cap]
+        tallies = separator_tallies(nonempty_counts(values), tol)  # lists and records try the same separators
+        rules = (repetition_rule(values, part, tol, cap, tallies), record_rule(values, part, tol, cap, tallies))
+        cands = [c for c in rules if c is not None and c.fpr <= cap]
         if not cands:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])

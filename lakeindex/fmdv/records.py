@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, part_budget, separator_candidates, split_items, tally
+from lakeindex.fmdv.split import MAX_CANDIDATES, part_budget, separator_tallies, split_items, tally
 from lakeindex.patterns.pattern import PatternError, compiled, escape_literal
 
 MAX_FIELDS = 16
@@ -35,34 +35,37 @@ MAX_FIELDS = 16
 Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
 
 
-def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[tuple[str, int]]:
+def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0,
+                      tallies: Mapping[str, Counter[int]] | None = None) -> list[tuple[str, int]]:
     """Separators that cut all values but ``tol`` of them the same number of times (1 to
-    MAX_FIELDS - 1), rarest first, with that number. ``values``: a list, or counts per value."""
+    MAX_FIELDS - 1), rarest first, with that number. ``values``: a list, or counts per value;
+    ``tallies``: their ``separator_tallies`` if computed already."""
     counts = Counter(values)
     total = sum(counts.values())
     found = []
-    for sep in separator_candidates(counts, tol):
-        n, share = cut_tally(counts, sep).most_common(1)[0]
+    for sep, cuts in (separator_tallies(counts, tol) if tallies is None else tallies).items():
+        n, share = cuts.most_common(1)[0]
         if 1 <= n < MAX_FIELDS and share >= (1 - tol) * total:
             found.append((n, -len(sep), sep))
     return [(s, n) for n, _, s in sorted(found)[:MAX_CANDIDATES]]
 
 
 def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
-                budget: float = float("inf")) -> Candidate | None:
+                budget: float = float("inf"), tallies: Mapping[str, Counter[int]] | None = None) -> Candidate | None:
     """The best record rule over ``values`` (a list, or counts per value) with FPR <= ``budget``, or
     None: all values but ``tol`` of them must be records of the form learned (the others are ad-hoc
     values a horizontal cut removes).
 
     ``solve(column, budget)`` learns the pattern of one field column, given as counts per value, from
-    the index, with FPR at most ``budget`` (None if there is none).
+    the index, with FPR at most ``budget`` (None if there is none). ``tallies``: the non-empty values'
+    ``separator_tallies`` if computed already.
     """
     counts = nonempty_counts(values)
     if not counts:
         return None
     total = sum(counts.values())
     best: Candidate | None = None
-    for sep, cuts in record_separators(counts, tol):
+    for sep, cuts in record_separators(counts, tol, tallies):
         rows = [(r, n) for r, n in ((split_items(v, sep), n) for v, n in counts.items()) if len(r) == cuts + 1]
         columns = [tally((r[f], n) for r, n in rows) for f in range(cuts + 1)]
         if not all(all(column) for column in columns):

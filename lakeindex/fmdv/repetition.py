@@ -8,13 +8,16 @@ column, and the rule is ``ITEM<rep>SEP ITEM</rep>{k-1}`` (``{k-1,}`` when traini
 length), with the item pattern's FPR and coverage, as the item domain is what the index measures.
 
 Paths and URLs are lists with a *head* and a *tail* of their own: ``https://host:8443`` then path
-segments, then ``file_12.csv?x=1``; ``\\\\srv01`` then folders. Each of the four forms (no head or
-tail, head, tail, both) is tried, with the head and tail items solved as columns of their own, and
-the rule is ``HEAD<rep>SEP ITEM</rep>{k,}SEP TAIL``; its FPR sums the parts' (Eq. 8) and must stay
-within the caller's budget: the head and tail (few distinct values) are solved before the items, and
-each part within what the others left, as in :mod:`lakeindex.fmdv.records`. A common
-symbol wrapper (``[`` … ``]``) is kept literally, and a separator that every value starts or ends
-with (``/data/raw``) too.
+segments, then ``file_12.csv?x=1``; ``C:`` then folders. Each of the four forms (no head or tail,
+head, tail, both) is tried, with the head and tail items solved as columns of their own, and the rule
+is ``HEAD<rep>SEP ITEM</rep>{k,}SEP TAIL``; its FPR sums the parts' (Eq. 8) and must stay within the
+caller's budget: the parts are solved fewest distinct values first (a scheme and host, or a file name
+shared by all values, before hundreds of folders; a URL's many query strings after its few folder
+names), each within what the others left, as in :mod:`lakeindex.fmdv.records`, so a form that cannot
+fit ends on its cheapest part. A common symbol wrapper (``[`` … ``]``) is kept literally, and a
+separator that every value starts or ends with (``/data/raw``) too. So is a doubled separator every
+value starts with: in ``\\\\srv01\\data\\x.csv`` the server is the first item, of the folders' domain,
+rather than a head that would add its own FPR.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, cut_tally, part_budget, separator_candidates, split_items, tally
+from lakeindex.fmdv.split import MAX_CANDIDATES, part_budget, separator_tallies, split_items, tally
 from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
 MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
@@ -44,15 +47,17 @@ def _wrapper(values: list[str], sep: str) -> tuple[str, str]:
     return pre, suf
 
 
-def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
+def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0,
+                    tallies: Mapping[str, Counter[int]] | None = None) -> list[str]:
     """Separators that cut all values but ``tol`` of them, at least twice for half of them (a list,
-    not a pair), most cuts first. ``values``: a list, or counts per value."""
+    not a pair), most cuts first. ``values``: a list, or counts per value; ``tallies``: their
+    ``separator_tallies`` if computed already."""
     counts = Counter(values)
     half = sum(counts.values()) // 2
     median = {}
-    for sep in separator_candidates(counts, tol):
+    for sep, tally_ in (separator_tallies(counts, tol) if tallies is None else tallies).items():
         seen = 0
-        for cuts, n in sorted(cut_tally(counts, sep).items()):  # the weighted median: value at position half
+        for cuts, n in sorted(tally_.items()):  # the weighted median: value at position half
             seen += n
             if seen > half:
                 median[sep] = cuts
@@ -62,26 +67,33 @@ def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0)
 
 
 def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
-                    budget: float = float("inf")) -> Candidate | None:
+                    budget: float = float("inf"),
+                    tallies: Mapping[str, Counter[int]] | None = None) -> Candidate | None:
     """The best repetition rule over ``values`` (a list, or counts per value) with FPR <= ``budget``,
     or None: all values but ``tol`` of them must be lists of the form learned (the others are ad-hoc
     values a horizontal cut removes).
 
     ``solve(column, budget)`` learns the pattern of a column of items (or heads, or tails), given as
-    counts per value, from the index, with FPR at most ``budget`` (None if there is none).
+    counts per value, from the index, with FPR at most ``budget`` (None if there is none). ``tallies``:
+    the non-empty values' ``separator_tallies`` if computed already.
     """
     counts = nonempty_counts(values)
     if not counts:
         return None
     total = sum(counts.values())
     best: Candidate | None = None
-    for sep in list_separators(counts, tol):
+    for sep in list_separators(counts, tol, tallies):
         lists = {v: n for v, n in counts.items() if len(split_items(v, sep)) > 1}
         pre, suf = _wrapper(list(lists), sep)
         split = [(split_items(v[len(pre):len(v) - len(suf)], sep), n) for v, n in lists.items()]
         lead = all(s[0] == "" for s, _ in split)
         trail = all(s[-1] == "" for s, _ in split)
         split = [(s[1 if lead else 0:len(s) - 1 if trail else len(s)], n) for s, n in split]
+        double = sep * 2  # a UNC path's "\\\\": the server is the first item, not a head of its own
+        opening = (escape_literal(sep) if lead else "")
+        if not lead and all(s[0].startswith(double) and s[0][len(double):len(double) + 1].isalnum() for s, _ in split):
+            split = [([s[0][len(double):], *s[1:]], n) for s, n in split]
+            opening = escape_literal(double)
         if any(not it for s, _ in split for it in s):
             continue
         for heads, tails in _FORMS:
@@ -89,7 +101,7 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
             if cand is None:
                 continue
             e = escape_literal(sep)
-            pattern = escape_literal(pre) + (e if lead else "") + cand.pattern + (e if trail else "")
+            pattern = escape_literal(pre) + opening + cand.pattern + (e if trail else "")
             pattern += escape_literal(suf)
             try:
                 match = compiled(pattern).fullmatch
@@ -106,30 +118,31 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
 def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve,
           budget: float = float("inf"), beat: float | None = None) -> Candidate | None:
     """The rule of one form (head and tail items or not) over distinct values already cut into items,
-    each with its count, with FPR <= ``budget``: head and tail first, then the items within what they
-    left. None too once the parts add up to ``beat``, the FPR of a rule found already."""
+    each with its count, with FPR <= ``budget``: the parts (head, tail, items) fewest distinct values
+    first, each within what the others left. None too once the parts add up to ``beat``, the FPR of a
+    rule found already."""
     mids = [(s[heads:len(s) - tails], n) for s, n in split]
     counts = [len(m) for m, _ in mids]
     lo = min(counts)
     if lo < (1 if heads else MIN_ITEMS - tails):
         return None
-    head = tail = None
-    spent = 0.0
+    columns: dict[str, Counter[str]] = {}  # head and tail before the items on ties (few distinct values)
     if heads:
-        head = solve(tally((s[0], n) for s, n in split), budget)
-        if head is None:
+        columns["head"] = tally((s[0], n) for s, n in split)
+    if tails:
+        columns["tail"] = tally((s[-1], n) for s, n in split)
+    columns["item"] = tally((it, n) for m, n in mids for it in m)
+    solved: dict[str, Candidate] = {}
+    spent = 0.0
+    for name in sorted(columns, key=lambda k: len(columns[k])):  # fewest distinct first, as records do
+        cand = solve(columns[name], part_budget(budget, spent))
+        if cand is None:
             return None
-        spent += head.fpr
-    if tails and (beat is None or spent < beat):
-        tail = solve(tally((s[-1], n) for s, n in split), part_budget(budget, spent))
-        if tail is None:
-            return None
-        spent += tail.fpr
-    if beat is not None and spent >= beat:
-        return None  # cannot beat the rule found already: the items need not be solved
-    item = solve(tally((it, n) for m, n in mids for it in m), part_budget(budget, spent))
-    if item is None:
-        return None
+        solved[name] = cand
+        spent += cand.fpr
+        if beat is not None and spent >= beat and len(solved) < len(columns):
+            return None  # cannot beat the rule found already: the other parts need not be solved
+    head, item, tail = solved.get("head"), solved["item"], solved.get("tail")
     parts = [p for p in (head, item, tail) if p is not None]
     e = escape_literal(sep)
     reps = lo if heads else lo - 1

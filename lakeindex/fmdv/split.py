@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from lakeindex.patterns.template_cache import WeightedLRU
 
@@ -87,26 +87,36 @@ def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
     return out
 
 
-def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
-    """Symbol strings that cut all values but ``tol`` of them at least once: single symbols, and the
-    symbol runs of the longest value (``::``, ``~``). ``values``: a list, or counts per value."""
+def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> dict[str, Counter[int]]:
+    """The separators worth trying, each with how many values (by count) it cuts how many times: symbol
+    strings that cut all values but ``tol`` of them at least once (single symbols, and the symbol runs
+    of the longest value such as ``::``). Lists and records rank the same separators by these tallies,
+    so a column's are computed once for both. ``values``: a list, or counts per value."""
     counts = Counter(values)
     if not counts:
-        return []
-    need = (1 - tol) * sum(counts.values())
-
-    def weight(holds: Callable[[str], bool]) -> int:
-        return sum(w for v, w in counts.items() if holds(v))
-
+        return {}
+    total = sum(counts.values())
+    need = (1 - tol) * total
     present: Counter[str] = Counter()  # one pass over the values for all single symbols
     for v, w in counts.items():
         for c in _SYMBOL_SET.intersection(v):
             present[c] += w
     cands = [c for c in _SYMBOLS if present[c] >= need]
     for run in _RUNS.findall(max(counts, key=len)):
-        if not run[0].isalnum() and len(run) > 1 and run not in cands and weight(lambda v, r=run: r in v) >= need:
+        if (not run[0].isalnum() and len(run) > 1 and run not in cands
+                and sum(w for v, w in counts.items() if run in v) >= need):
             cands.append(run)
-    return [c for c in cands if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
+    out = {}
+    for c in cands:
+        cuts = cut_tally(counts, c)
+        if total - cuts[0] >= need:
+            out[c] = cuts
+    return out
+
+
+def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
+    """The separators of ``separator_tallies``, in the order tried: single symbols, then longer runs."""
+    return list(separator_tallies(values, tol))
 
 
 def part_budget(budget: float, spent: float) -> float:
