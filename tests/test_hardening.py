@@ -299,8 +299,9 @@ def test_symlinks_in_a_lake_never_count_a_file_twice(spark, tmp_path):
 
 
 def test_a_full_slow_lane_sheds_load_and_never_stalls_health_or_lookups(tmp_path, monkeypatch):
-    """With the slow lane full, another batch validation gets 503 + Retry-After at once, while /health
-    and lookups still answer; formerly every request queued until it timed out."""
+    """With the slow lane full, another batch validation gets 503 + Retry-After at once, before its body
+    is read (a refusal costs no parsing), while /health and lookups still answer; formerly every request
+    queued until it timed out."""
     import threading
 
     import pandas as pd
@@ -330,12 +331,18 @@ def test_a_full_slow_lane_sheds_load_and_never_stalls_health_or_lookups(tmp_path
         first: dict = {}
         worker = threading.Thread(target=lambda: first.update(r=client.post("/v1/batches/validate", json=body)))
         worker.start()
-        assert started.wait(30)
-        shed = client.post("/v1/batches/validate", json={**body, "batch": "c"})
-        assert shed.status_code == 503 and shed.headers["retry-after"] == "1"
-        assert client.get("/health").status_code == 200
-        assert client.get("/v1/patterns/lookup", params={"pattern": "<digit>{4}"}).status_code == 200
-        release.set()
+        try:
+            assert started.wait(30)
+            shed = client.post("/v1/batches/validate", json={**body, "batch": "c"})
+            assert shed.status_code == 503 and shed.headers["retry-after"] == "1"
+            # refused before its body is read: a parsed body "{not json" would answer 422
+            junk = client.post("/v1/batches/validate", content=b"{not json",
+                               headers={"content-type": "application/json"})
+            assert junk.status_code == 503 and junk.headers["retry-after"] == "1"
+            assert client.get("/health").status_code == 200
+            assert client.get("/v1/patterns/lookup", params={"pattern": "<digit>{4}"}).status_code == 200
+        finally:
+            release.set()  # a failed assertion must not leave the first request waiting
         worker.join(30)
         assert first["r"].status_code == 200
         assert client.post("/v1/batches/validate", json={**body, "batch": "c"}).status_code == 200  # slot freed

@@ -14,11 +14,11 @@ from fastapi import APIRouter, Depends, HTTPException, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from lakeindex.validation import BatchValidator
-from query_service.lanes import lane
+from query_service.lanes import LanedRoute, lane
 from query_service.limits import check_count, check_values
 from query_service.responses import documented
 
-router = APIRouter(prefix="/v1", tags=["validation by history"])
+router = APIRouter(prefix="/v1", tags=["validation by history"], route_class=LanedRoute)
 
 
 class BatchRequest(BaseModel):

@@ -8,12 +8,12 @@ from lakeindex.fmdv.domains import catalog_tag
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
 from lakeindex.fmdv.validate import validate
-from query_service.lanes import lane
+from query_service.lanes import LanedRoute, lane
 from query_service.limits import check_values
 from query_service.models import InferRequest, RuleOut, TagOut, TagRequest, ValidateRequest, ValidationOut
 from query_service.responses import documented
 
-router = APIRouter(prefix="/v1", tags=["auto-validate"])
+router = APIRouter(prefix="/v1", tags=["auto-validate"], route_class=LanedRoute)
 
 
 @router.post("/infer", dependencies=[Depends(lane("inference"))], response_model=None,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, Query, Request
 
 from lakeindex.patterns.pattern import parse
-from query_service.lanes import lane
+from query_service.lanes import LanedRoute, lane
 from query_service.limits import check_count
 from query_service.models import DomainsOut, IndexMeta, LookupRequest, LookupResponse, PatternStatsOut
 from query_service.responses import documented, error_responses
 
-router = APIRouter(prefix="/v1", tags=["index"])
+router = APIRouter(prefix="/v1", tags=["index"], route_class=LanedRoute)
 
 
 def _lookup(request: Request, patterns: list[str]) -> LookupResponse:

@@ -15,10 +15,10 @@ from fastapi import APIRouter, Depends, HTTPException, Path, Query, Request
 from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from query_service.lanes import lane
+from query_service.lanes import LanedRoute, lane
 from query_service.responses import error_responses, json_error_responses
 
-router = APIRouter(prefix="/v1", tags=["reports"])
+router = APIRouter(prefix="/v1", tags=["reports"], route_class=LanedRoute)
 
 
 class DatasetStatus(BaseModel):
