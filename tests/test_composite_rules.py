@@ -22,7 +22,7 @@ from lakeindex.fmdv.infer import PART_SAMPLE, AutoValidator
 from lakeindex.fmdv.records import record_rule, record_separators
 from lakeindex.fmdv.repetition import list_separators, repetition_rule
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import cut_counts, separator_candidates, split_items
+from lakeindex.fmdv.split import cut_counts, item_tally, separator_candidates, split_items, tally
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -61,6 +61,15 @@ def test_split_items_cuts_only_where_the_separator_stands_alone(value, sep, item
     assert split_items(value, sep) == items
     # every cut removes exactly one separator, so joining the items back gives the value
     assert sep.join(items) == value
+
+
+def test_item_tally_counts_every_item_with_its_lists_count():
+    """item_tally against the plain tally of (item, count) pairs on random lists, counts 1 to 3."""
+    rng = random.Random(2)
+    for _ in range(50):
+        rows = [([rng.choice("abcde") for _ in range(rng.randint(1, 6))], rng.choice((1, 1, 1, 2, 3)))
+                for _ in range(rng.randint(0, 30))]
+        assert item_tally(rows) == tally((it, n) for items, n in rows for it in items)
 
 
 def test_cut_counts_counts_cuts_not_occurrences():

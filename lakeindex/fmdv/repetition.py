@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, part_budget, separator_tallies, split_items, tally
+from lakeindex.fmdv.split import MAX_CANDIDATES, item_tally, part_budget, separator_tallies, split_items, tally
 from lakeindex.patterns.pattern import REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
 MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
@@ -131,7 +131,7 @@ def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, 
         columns["head"] = tally((s[0], n) for s, n in split)
     if tails:
         columns["tail"] = tally((s[-1], n) for s, n in split)
-    columns["item"] = tally((it, n) for m, n in mids for it in m)
+    columns["item"] = item_tally(mids)
     solved: dict[str, Candidate] = {}
     spent = 0.0
     for name in sorted(columns, key=lambda k: len(columns[k])):  # fewest distinct first, as records do

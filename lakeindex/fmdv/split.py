@@ -79,6 +79,20 @@ def tally(pairs: Iterable[tuple[str, int]]) -> Counter[str]:
     return out
 
 
+def item_tally(rows: Iterable[tuple[list[str], int]]) -> Counter[str]:
+    """Counts of the items of lists given as (items, count) pairs: ``tally`` of every item with its list's
+    count, with a list of count 1 (most lists of a wide column are distinct) counted by ``Counter``'s C
+    loop rather than one Python step per item."""
+    out: Counter[str] = Counter()
+    for items, n in rows:
+        if n == 1:
+            out.update(items)
+        else:
+            for it in items:
+                out[it] += n
+    return out
+
+
 def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
     """How many values (by count) are cut at ``sep`` how many times."""
     out: Counter[int] = Counter()
