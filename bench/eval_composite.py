@@ -191,13 +191,18 @@ def table(summary: dict, answer_key: bool) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+def held_out_arguments(ap: argparse.ArgumentParser) -> None:
+    """The options that pick the index and the held-out test columns (this script and ``wide_latency``)."""
     ap.add_argument("--index", type=Path, required=True)
     ap.add_argument("--lake-seed", type=int, default=7, help="seed the index's lake was generated with")
     ap.add_argument("--test-seed", type=int, default=11, help="seed of the held-out test grammars")
     ap.add_argument("--columns", type=int, default=200)
     ap.add_argument("--rows", type=int, default=1000, help="values per test column")
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    held_out_arguments(ap)
     ap.add_argument("--methods", default="fmdv-vh,fmdv-v",
                     help=f"comma-separated, from {', '.join((*FMDV_METHODS, *BASELINES))}")
     ap.add_argument("--special-share", type=float, default=0.1,

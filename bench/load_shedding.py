@@ -38,7 +38,6 @@ import json
 import os
 import platform
 import shutil
-import socket
 import subprocess
 import sys
 import threading
@@ -56,6 +55,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.history_speed import DATASET, SCRIPT, backfill, write_small  # noqa: E402
+from bench.latency import free_port  # noqa: E402
 from bench.process_rss import tree_rss  # noqa: E402
 
 OUT = ROOT / "bench" / "out" / "load-shedding"
@@ -65,12 +65,6 @@ PROBE_INTERVAL_S = 0.05
 RSS_INTERVAL_S = 0.2
 TIMEOUT_S = 30.0
 FULL_HISTORY = 53  # partitions write_small writes before the two batches under test
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def machine() -> dict:

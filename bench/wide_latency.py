@@ -27,7 +27,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.eval_composite import test_columns  # noqa: E402
+from bench.eval_composite import held_out_arguments, test_columns  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
@@ -40,11 +40,7 @@ def stats(ms: list[float]) -> dict:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--index", type=Path, required=True)
-    ap.add_argument("--lake-seed", type=int, default=7, help="seed the index's lake was generated with")
-    ap.add_argument("--test-seed", type=int, default=11, help="seed of the held-out test grammars")
-    ap.add_argument("--columns", type=int, default=200)
-    ap.add_argument("--rows", type=int, default=1000, help="values per column, all fitted")
+    held_out_arguments(ap)  # every value of a column is fitted
     ap.add_argument("--passes", type=int, default=3, help="warm fits per column (the fastest is kept)")
     args = ap.parse_args()
     cols = test_columns(args.lake_seed, args.test_seed, args.columns, args.rows, 0.1)

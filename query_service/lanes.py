@@ -79,9 +79,9 @@ def lane(name: str) -> Callable[[Request], AsyncIterator[None]]:
     return dependency
 
 
-def lane_of(route: object) -> str | None:
+def lane_of(route: APIRoute) -> str | None:
     """The lane a route joins with ``lane(name)``, if any."""
-    for dep in getattr(route, "dependencies", ()):
+    for dep in route.dependencies:
         name = getattr(dep.dependency, "lane_name", None)
         if name is not None:
             return name

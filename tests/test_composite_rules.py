@@ -22,7 +22,7 @@ from lakeindex.fmdv.infer import PART_SAMPLE, AutoValidator
 from lakeindex.fmdv.records import record_rule, record_separators
 from lakeindex.fmdv.repetition import list_separators, repetition_rule
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import cut_counts, item_tally, separator_candidates, split_items, tally
+from lakeindex.fmdv.split import cut_counts, item_tally, separator_tallies, split_items, tally
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -88,10 +88,10 @@ def test_cut_counts_counts_cuts_not_occurrences():
     (["1|2", "3|4", "5|6", "N/A"], 0.25, ["|"]),  # one value in four may miss it
     ([], 0.0, []),
 ])
-def test_separator_candidates(values, tol, expected):
+def test_separator_tallies(values, tol, expected):
     """Candidates are the symbols (and longer symbol runs of the longest value) that cut all values
     but ``tol`` of them at least once; expected lists worked out by hand."""
-    assert separator_candidates(values, tol) == expected
+    assert list(separator_tallies(values, tol)) == expected
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -212,7 +212,7 @@ def test_a_query_string_is_cut_from_its_address_at_the_question_mark():
     """``?`` is a separator (URLs put their query string after it): ``ORD-1?a`` is a record of two
     fields, and the rule keeps ``?`` literal (the regex escapes it, so ``12a`` without it fails)."""
     values = ["ORD-1?a", "ORD-22?b", "XY-7?cd"]
-    assert separator_candidates(values) == ["-", "?"]
+    assert list(separator_tallies(values)) == ["-", "?"]
     assert record_separators(values) == [("-", 1), ("?", 1)]
     cand = record_rule(values, stub_solve)
     assert cand == Candidate("<upper>+-<digit>+?<lower>+", 0.03, 20)
@@ -646,7 +646,7 @@ def test_segments_of_multi_run_hex_words_find_their_window_evidence(tmp_path):
     assert rule.feasible and rule.pattern == "<hex>{8}-<hex>{4}-<hex>{4}-<hex>{4}-<hex>{12}"
 
 
-def test_separator_candidates_follow_their_definition_on_random_columns():
+def test_separator_tallies_follow_their_definition_on_random_columns():
     """Brute force from the docstring: a single symbol of the list (in its order), then the longest
     value's other symbol runs, kept if values of weight >= (1 - tol) of the total contain it and are
     cut by it at least once; 300 random weighted columns of symbol-rich values."""
@@ -668,4 +668,4 @@ def test_separator_candidates_follow_their_definition_on_random_columns():
             if not run[0].isalnum() and len(run) > 1 and run not in oracle and weight(lambda v, r=run: r in v) >= need:
                 oracle.append(run)
         oracle = [c for c in oracle if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
-        assert separator_candidates(counts, tol) == oracle, (counts, tol)
+        assert list(separator_tallies(counts, tol)) == oracle, (counts, tol)

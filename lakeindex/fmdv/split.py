@@ -128,11 +128,6 @@ def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     return out
 
 
-def separator_candidates(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
-    """The separators of ``separator_tallies``, in the order tried: single symbols, then longer runs."""
-    return list(separator_tallies(values, tol))
-
-
 def part_budget(budget: float, spent: float) -> float:
     """What one part of a list or record may cost: the rule's budget less what its other parts spent,
     with room for rounding (``0.03 - 0.02 < 0.01`` in floating point); the rule's own FPR, their sum,
