@@ -97,7 +97,7 @@ def covering_candidates(col: QueryColumn, theta: float, solver: SegmentSolver, r
     pool: set[str] = set()
     seen = 0
     for g in groups:  # heaviest first
-        pool |= shape_template_set(g.shape, limits.max_constants, limits.max_templates)
+        pool |= shape_template_set(g.shape, limits.max_constants, limits.budget(g.tok_prefix[-1]))
         seen += g.weight
         if seen > col.total - need:
             break

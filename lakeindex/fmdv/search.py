@@ -109,7 +109,7 @@ class SegmentSolver:
         self.index = index
         self.fpr_slack = fpr_slack
         self.narrow_slack = narrow_slack
-        self.limits = EnumerationLimits(**index.meta["limits"])
+        self.limits = EnumerationLimits.from_dict(index.meta["limits"])
         # Both caches grow with what clients send (every column brings new shapes), so each is bounded by an
         # estimate of the bytes it holds (``cache_bytes`` in all: a quarter for lookups, the rest for
         # candidates) and emptied when full: entries are cheap to recompute from the index.
@@ -191,8 +191,8 @@ class SegmentSolver:
         key = (tuple(al.signature(c) for c in range(s, e)), r, m)
         cands = self._feasible.get(key)
         if cands is None:
-            hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants,
-                              self.limits.max_templates)
+            budget = self.limits.budget(max(lay.widest(i, j) for lay, i, j in present))
+            hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants, budget)
             cands = self.feasible(hyps or [], r, m)
             self._remember(key, cands)
         return cands, absent
@@ -230,7 +230,8 @@ class SegmentSolver:
         key = (seg, r, m)
         cands = self._feasible.get(key)
         if cands is None:
-            hyps = segment_hypotheses(key[0], self.limits.max_constants, self.limits.max_templates)
+            budget = self.limits.budget(max(g.tokens(i, j) for g, i, j in parts))
+            hyps = segment_hypotheses(key[0], self.limits.max_constants, budget)
             cands = self.feasible(hyps, r, m)
             self._remember(key, cands)
         return cands

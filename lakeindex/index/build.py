@@ -261,7 +261,7 @@ def build_index(spark: SparkSession, lake: str, out: str | Path, limits: Enumera
     if not incremental or current_version(out) is None:
         return build_version(spark, lake, out, limits, min_coverage, progress=progress)
     with IndexReader(out) as old:
-        old_limits = EnumerationLimits(**old.meta["limits"])
+        old_limits = EnumerationLimits.from_dict(old.meta["limits"])
         known = {t["table"]: t for t in old.tables()}
     if old_limits != limits:
         raise BuildError(f"index {out} was built with {old_limits}; an incremental build must use the "

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lakeindex.index.format import pack, unpack
 from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, read_meta, write_sst
+from lakeindex.patterns.enumerate import EnumerationLimits
 
 SST_KEYS = 2_000_000
 
@@ -38,11 +39,13 @@ def merge_streams(*streams: Iterator[tuple[bytes, bytes]]) -> Iterator[tuple[byt
 
 def merged_meta(metas: list[dict], min_coverage: int) -> dict:
     """Metadata of a merged index: sums of scan counters, union of skips, list of sources."""
-    limits = {json_key(m["limits"]) for m in metas}
+    # limits written before a knob existed read as the values they were built with
+    full = [EnumerationLimits.complete(m["limits"]) for m in metas]
+    limits = {json_key(d) for d in full}
     if len(limits) > 1:
         raise IndexError_("cannot merge indexes built with different enumeration limits: "
                           + "; ".join(sorted(limits)) + " — rebuild them with the same --tau/limits")
-    out: dict = {"limits": metas[0]["limits"], "min_coverage": min_coverage,
+    out: dict = {"limits": full[0], "min_coverage": min_coverage,
                  "impurity_scale": metas[0]["impurity_scale"], "built_at": _now(), "sources": []}
     for key in ("tables_scanned", "columns_scanned", "cells_scanned", "values_scanned", "rows_scanned",
                 "bytes_scanned", "files_skipped", "issues_total"):

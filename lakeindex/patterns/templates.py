@@ -17,6 +17,7 @@ FPR estimates err high, the safe side).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from itertools import product
 
 from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
@@ -119,6 +120,11 @@ def count_templates(options: list[list[Option]], budget: int) -> int:
     return sum(ways[0])
 
 
+def shape_tokens(shape: tuple) -> int:
+    """Tokens of a shape, as ``analyze`` counts them (a word's runs, a symbol run one)."""
+    return sum(len(p) if isinstance(p, tuple) else 1 for p in shape)
+
+
 def slot_starts(shape: tuple) -> list[int]:
     """Index of the first slot of each part (symbol runs hold no slot)."""
     starts, slot = [], 0
@@ -171,14 +177,16 @@ def part_options(shape: tuple, max_constants: int, budget: int = TEMPLATE_BUDGET
 
 
 class HierarchyOptions:
-    """Option source of the counting walk for whole values: the hierarchy at each shape's level."""
+    """Option source of the counting walk for whole values: the hierarchy at each shape's level
+    (``budget``: templates per shape, or a function of the shape giving them)."""
 
-    def __init__(self, max_constants: int, budget: int = TEMPLATE_BUDGET) -> None:
+    def __init__(self, max_constants: int, budget: int | Callable[[tuple], int] = TEMPLATE_BUDGET) -> None:
         self.max_constants = max_constants
         self.budget = budget
 
     def shape_info(self, shape: tuple) -> tuple[list, list[int], int]:
-        level = shape_level(shape, self.max_constants, self.budget)
+        budget = self.budget(shape) if callable(self.budget) else self.budget
+        level = shape_level(shape, self.max_constants, budget)
         keys = [(level, p, is_decimal_at(shape, i)) for i, p in enumerate(shape)]
         return keys, slot_starts(shape), (self.max_constants if level <= 1 else 0)
 
