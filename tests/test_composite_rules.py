@@ -25,7 +25,7 @@ from lakeindex.fmdv.search import Candidate
 from lakeindex.fmdv.split import cut_counts, item_tally, separator_tallies, split_items, tally
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
-from lakeindex.patterns.enumerate import EnumerationLimits
+from lakeindex.patterns.enumerate import EnumerationLimits, value_patterns
 from lakeindex.patterns.pattern import PatternError, format_elements, matches, parse, to_regex
 from lakeindex.patterns.sampling import value_hash
 from lakeindex.patterns.tokens import analyze
@@ -669,3 +669,34 @@ def test_separator_tallies_follow_their_definition_on_random_columns():
                 oracle.append(run)
         oracle = [c for c in oracle if weight(lambda v, c=c: len(split_items(v, c)) > 1) >= need]
         assert list(separator_tallies(counts, tol)) == oracle, (counts, tol)
+
+
+def test_at_tau_13_a_query_asks_for_whole_values_only_patterns_the_build_lists(tmp_path):
+    """At tau 13 a 9-token value (an address with a port) is enumerated within ``wide_templates`` by the
+    build; the query must ask for the same patterns, not the 8,000 of the whole budget, which no index
+    would hold. Patterns asked that accept the value whole are checked against the build's P(v)."""
+    limits = EnumerationLimits(tau=13)
+
+    def address(r: random.Random) -> str:
+        return f"10.{r.randint(0, 255)}.{r.randint(0, 255)}.{r.randint(1, 254)}:{r.choice([80, 443, 8080, 9092])}"
+
+    rng = random.Random(3)
+    build_from_columns([[address(rng) for _ in range(40)] for _ in range(6)], tmp_path / "ix", limits=limits)
+    value = "10.1.22.3:80"
+    asked: list[str] = []
+    with IndexReader(tmp_path / "ix") as ix:
+        validator = AutoValidator(ix, "fmdv-vh")
+        validator._prepare()
+        feasible = validator.solver_.feasible
+
+        def spy(patterns: list[str], r: float, m: int) -> list[Candidate]:
+            asked.extend(patterns)
+            return feasible(patterns, r, m)
+
+        validator.solver_.feasible = spy
+        rule = validator.fit([value] * 50).rule_
+    whole = {p for p in asked if matches(p, value)}
+    listed = value_patterns(value, limits)
+    assert len(listed) <= 1024 and whole
+    assert whole <= listed, sorted(whole - listed)[:5]
+    assert rule.feasible and rule.pattern in listed

@@ -17,7 +17,7 @@ import pytest
 from lakeindex.patterns.counting import count_patterns, sum_counts
 from lakeindex.patterns.enumerate import EnumerationLimits, value_patterns
 from lakeindex.patterns.pattern import matches, parse
-from lakeindex.patterns.templates import HierarchyOptions, shape_templates
+from lakeindex.patterns.templates import HierarchyOptions, shape_templates, shape_tokens
 from lakeindex.patterns.tokens import analyze
 
 _ALNUM = re.compile("[A-Za-z0-9]")
@@ -53,9 +53,13 @@ def _oracle(weighted: dict[str, int], limits: EnumerationLimits, floor: float, c
 def _run_both(weighted: dict[str, int], limits: EnumerationLimits, floor: float,
               const_floor: float) -> tuple[dict[str, int], dict[str, int]]:
     groups = _groups(weighted, limits)
-    maxc, budget = limits.max_constants, limits.max_templates
+    maxc = limits.max_constants
+
+    def budget(shape: tuple) -> int:
+        return limits.budget(shape_tokens(shape))
+
     walked = count_patterns(groups, HierarchyOptions(maxc, budget), floor, const_floor)
-    summed = sum_counts(groups, lambda shape: shape_templates(shape, maxc, budget), floor, const_floor)
+    summed = sum_counts(groups, lambda shape: shape_templates(shape, maxc, budget(shape)), floor, const_floor)
     return walked, summed
 
 
@@ -116,6 +120,33 @@ def test_walk_and_sums_equal_the_brute_force_oracle(seed, limits):
         wrong = {p for p in expected if p in walked and walked[p] != expected[p]}
         assert not missing and not extra and not wrong, (fs, cs, sorted(missing)[:5], sorted(extra)[:5],
                                                          sorted(wrong)[:5])
+
+
+def _wide_value(rng: random.Random) -> str:
+    """Values of 9 to 13 tokens (indexed whole only when tau > 8): addresses with ports, e-mail
+    addresses, timestamps; a few repeated octets so constants reach the floor."""
+    kind = rng.randrange(3)
+    if kind == 0:
+        return f"10.{rng.choice([1, 22])}.{rng.randint(0, 255)}.{rng.randint(1, 254)}:{rng.choice([80, 443, 8080])}"
+    if kind == 1:
+        host = rng.choice(["acme", "initech"])
+        return f"{rng.choice(['ann', 'bo', 'cy'])}.{rng.choice(['lee', 'kim'])}@{host}.example.com"
+    return f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d} {rng.randint(0, 23):02d}:{rng.randint(0, 59):02d}"
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_wide_shapes_at_tau_13_walk_and_sum_to_the_oracle(seed):
+    """At tau 13 shapes of 9-13 tokens are held to ``wide_templates``: the walk and the sums, given that
+    budget per shape, still equal the brute-force oracle over P(v)."""
+    rng = random.Random(seed)
+    weighted = dict(Counter(_wide_value(rng) for _ in range(150)))
+    limits = EnumerationLimits(tau=13)
+    assert all(8 < analyze(v).ntokens <= 13 for v in weighted)
+    n = sum(weighted.values())
+    for fs, cs in FLOORS:
+        floor, const_floor = n * fs, n * cs
+        walked, summed = _run_both(weighted, limits, floor, const_floor)
+        assert walked == summed == _oracle(weighted, limits, floor, const_floor), (fs, cs)
 
 
 def test_counts_never_exceed_the_values_the_pattern_matches():

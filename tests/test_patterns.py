@@ -93,7 +93,7 @@ def test_example4_impurities(pattern, impurity):
     assert len(d) == 12
     # through the enumerator (tau raised to fit 13-token values; the template budget lifted so that
     # P(v) is the paper's exact hierarchy: these shapes have ~300k templates) ...
-    cp = column_patterns(d, limits=EnumerationLimits(tau=13, max_templates=400_000))
+    cp = column_patterns(d, limits=EnumerationLimits(tau=13, max_templates=400_000, wide_templates=400_000))
     assert cp.impurity(pattern) == pytest.approx(impurity)
     # ... and through the matcher
     assert 1 - sum(matches(pattern, v) for v in d) / len(d) == pytest.approx(impurity)

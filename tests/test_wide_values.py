@@ -5,7 +5,10 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from lakeindex.patterns import EnumerationLimits, column_patterns, matches
+from lakeindex.patterns.enumerate import value_patterns
 from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.templates import shape_templates, template_count
 from lakeindex.patterns.tokens import analyze
@@ -24,6 +27,40 @@ def test_shapes_beyond_the_budget_get_a_bounded_subset_of_the_exact_hierarchy():
     assert set(free) <= exact_free
     # every reduced template accepts the value itself (the regex is the independent oracle)
     assert all(matches(p, value) for p in free)
+
+
+def test_the_wide_budget_applies_from_9_tokens_up_to_tau():
+    """By the documented rule: ``wide_templates`` for 9..tau tokens, ``max_templates`` otherwise
+    (at most 8 tokens, or segments wider than tau, which windows index)."""
+    lim13 = EnumerationLimits(tau=13)
+    assert [lim13.budget(n) for n in (1, 8, 9, 13, 14, 16)] == [8192, 8192, 1024, 1024, 8192, 8192]
+    assert [EnumerationLimits().budget(n) for n in (8, 9, 13)] == [8192, 8192, 8192]
+    assert EnumerationLimits(tau=13, max_templates=512).budget(9) == 512  # never above the whole budget
+    with pytest.raises(ValueError, match="wide_templates"):
+        EnumerationLimits(wide_templates=100)
+
+
+def test_metadata_without_the_wide_budget_reads_as_built():
+    """An index written before ``wide_templates`` existed used ``max_templates`` for every shape."""
+    old = {"tau": 13, "max_templates": 4096}
+    assert EnumerationLimits.from_dict(old).wide_templates == 4096
+    assert EnumerationLimits.from_dict({"tau": 13}).wide_templates == 8192
+    assert EnumerationLimits.from_dict({**old, "wide_templates": 512}).wide_templates == 512
+
+
+@pytest.mark.parametrize("value", ["192.168.210.159:9092", "anthony.walker@acme-corp.com",
+                                   "cust_63222;swright@proton.me"])
+def test_values_of_9_tokens_and_more_get_a_bounded_subset_of_their_exact_patterns_at_tau_13(value):
+    """Exact P(v) of these values holds 5,000-16,000 patterns; at tau 13 the wide budget keeps at most
+    1,024 of them, every one still accepting the value (the regex is the independent oracle)."""
+    assert analyze(value).ntokens == 9
+    exact = value_patterns(value, EnumerationLimits(tau=13, wide_templates=8192, max_templates=1 << 15))
+    assert len(exact) > 5000
+    reduced = value_patterns(value, EnumerationLimits(tau=13))
+    assert 0 < len(reduced) <= 1024
+    assert reduced <= exact
+    assert all(matches(p, value) for p in reduced)
+    assert value_patterns(value) == set()  # wider than the default tau: not indexed whole at all
 
 
 def test_every_value_of_up_to_16_tokens_fits_the_smallest_budget():
