@@ -52,6 +52,16 @@ def skeleton(value: str) -> str:
     return _WORD.sub("w", value)
 
 
+_SIGNED_WORD = re.compile("(?<![A-Za-z0-9])[-+]?[A-Za-z0-9]+")
+
+
+def signless_skeleton(value: str) -> str:
+    """:func:`skeleton` with a sign that starts a word's run of symbols folded into the word
+    (``-7.01,6.41`` -> ``w.w,w.w``; ``2024-01-02`` stays ``w-w-w``): lists and records of signed numbers
+    differ by which items are negative, which gives a column of 1,000 of them 1,000 skeletons."""
+    return _SIGNED_WORD.sub("w", value)
+
+
 def nonempty_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
     """Non-empty values with their counts, from a list of values or from counts already taken (lists
     and records pass their parts as counts: a part of 1,000 values often has a few distinct ones)."""

@@ -21,10 +21,18 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 
-from lakeindex.fmdv.column import MAX_SKELETONS, Group, QueryColumn, is_structured, nonempty_counts, skeleton
+from lakeindex.fmdv.column import (
+    MAX_SKELETONS,
+    Group,
+    QueryColumn,
+    is_structured,
+    nonempty_counts,
+    signless_skeleton,
+    skeleton,
+)
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
@@ -220,33 +228,41 @@ class AutoValidator:
         against every value: it stands if no more of them fail it than the method tolerates (theta with
         a horizontal cut, none without), else the column is solved in full. A sample with no rule ends
         the fit: the sample's hypotheses include the column's (fewer values to agree with) and its
-        structures weigh what they weigh in the column. A column of more structures than half the
-        sample (free text) is solved in full.
+        structures weigh what they weigh in the column.
+
+        A column of more structures than half the sample (free text) is tried once more with signs
+        folded into words (:func:`signless_skeleton`): lists of signed numbers have as many skeletons as
+        values. Such a sample's weights are exact per folded structure only, so its rule must pass the
+        same check and a sample without one proves nothing: the column is then solved in full, as free
+        text always is.
         """
         k = self.solver_.limits.max_distinct
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._solve(counts, 0)
-        skeletons: dict[str, str] = {}
-        kinds: set[str] = set()
-        for v in distinct:
-            kinds.add(sk := skeleton(v))
-            skeletons[v] = sk
-            if len(kinds) > k // 2:  # free text: told after a few hundred values
-                return self._solve(counts, 0)
-        result = self._solve(Counter(stratified_sample(distinct, skeletons.__getitem__, k)), 0)
-        if result is None:
-            return None
-        total = sum(distinct.values())
-        tolerated = self.theta * total if self.method.endswith("h") else 0
+        strata = _strata(distinct, skeleton, k // 2)
+        if strata is not None:
+            result = self._solve(Counter(stratified_sample(distinct, strata.__getitem__, k)), 0)
+            if result is None or self._holds(result, distinct):
+                return result
+        else:
+            strata = _strata(distinct, signless_skeleton, k // 2)
+            if strata is not None:
+                result = self._solve(Counter(stratified_sample(distinct, strata.__getitem__, k)), 0)
+                if result is not None and self._holds(result, distinct):
+                    return result
+        self._part_solves = 0  # the full solve gets its own bound on parts
+        return self._solve(counts, 0)
+
+    def _holds(self, result: Segmentation, distinct: dict[str, int]) -> bool:
+        """A sample's rule stands for the column: no more of its values fail it than the method
+        tolerates (theta with a horizontal cut, none without)."""
+        tolerated = self.theta * sum(distinct.values()) if self.method.endswith("h") else 0
         try:
             match = compiled(result.pattern).fullmatch
         except PatternError:
-            return result  # too long to read back: fit reports it as such
-        if sum(n for v, n in distinct.items() if match(v) is None) <= tolerated:
-            return result
-        self._part_solves = 0  # the full solve gets its own bound on parts
-        return self._solve(counts, 0)
+            return True  # too long to read back: fit reports it as such
+        return sum(n for v, n in distinct.items() if match(v) is None) <= tolerated
 
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
@@ -288,3 +304,16 @@ class AutoValidator:
         if getattr(self, "rule_", None) is None:
             raise RuntimeError("call fit() first")
         return validate(self.rule_, values, self.alpha, test)
+
+
+def _strata(distinct: dict[str, int], structure: Callable[[str], str], most: int) -> dict[str, str] | None:
+    """Each value's structure, or None once there are more than ``most`` of them (told after a few hundred
+    values of free text)."""
+    out: dict[str, str] = {}
+    kinds: set[str] = set()
+    for v in distinct:
+        kinds.add(sk := structure(v))
+        out[v] = sk
+        if len(kinds) > most:
+            return None
+    return out
