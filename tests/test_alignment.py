@@ -136,3 +136,37 @@ def test_a_layouts_widest_range_is_the_most_tokens_of_any_value_there():
             assert lay.widest(0, n) == whole  # the whole value, as the tokenizer counts it
     assert max(len(lay.groups) for lay in Alignment(QueryColumn.from_values(many, limits).groups).layouts) > \
         alignment._FEW_GROUPS
+
+
+def test_a_layouts_width_check_agrees_with_the_tokens_of_each_value():
+    """``within(i, j, tau)`` is exactly "no value has more than tau tokens in parts i..j-1", counted per
+    value here, for every range and tau, on values whose widest parts sit in different values (so the
+    per-part bound alone would refuse ranges that fit)."""
+    limits = EnumerationLimits()
+    # one layout (word-number-word, mixed words), two shapes: 3 + 1 + 1 + 1 + 2 and 2 + 1 + 1 + 1 + 3 tokens,
+    # so the per-part bound of the whole range (9) is above its widest value (8)
+    values = ["ab12cd-1-x9", "a1-1-ab12cd", "abc-1-y"]
+    layouts = Alignment(QueryColumn.from_values(values, limits).groups).layouts
+    assert any(len(lay.groups) == 2 and lay.widest(0, len(lay.labels)) == 8 for lay in layouts)
+    for lay in layouts:
+        n = len(lay.labels)
+        for tau in range(1, 10):
+            for i in range(n):
+                for j in range(i + 1, n + 1):
+                    expected = all(g.tok_prefix[j] - g.tok_prefix[i] <= tau for g in lay.groups)
+                    assert lay.within(i, j, tau) == expected, (i, j, tau)
+
+
+def test_signature_slices_equal_the_columns_signatures():
+    """``signatures``/``symbols`` over a range give what ``signature``/``is_symbol`` give column by
+    column, whichever ranges are asked first."""
+    limits = EnumerationLimits()
+    values = ["ab-1.5", "ab-22.75", "zz-3", "id 7-1.0"]
+    fresh = Alignment(QueryColumn.from_values(values, limits).groups)
+    al = Alignment(QueryColumn.from_values(values, limits).groups)
+    n = al.ncols
+    ranges = [(a, b) for a in range(n) for b in range(a + 1, n + 1)]
+    for s, e in sorted(ranges, key=lambda r: (r[1] - r[0], -r[0])):  # short ranges first, from the right
+        assert al.signatures(s, e) == tuple(fresh.signature(c) for c in range(s, e))
+        assert al.symbols(s, e) == all(fresh.is_symbol(c) for c in range(s, e))
+    assert any(al.symbols(c, c + 1) for c in range(n)) and not al.symbols(0, n)

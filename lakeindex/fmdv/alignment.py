@@ -132,6 +132,18 @@ class Layout:
     weight: int = 0
     _tokens: np.ndarray | None = None  # per group, tokens before each part (groups x parts + 1)
     _widest: dict[tuple[int, int], int] = field(default_factory=dict)
+    _bound: list[int] | None = None
+
+    def within(self, i: int, j: int, tau: int) -> bool:
+        """Parts i..j-1 hold at most ``tau`` tokens in every value, told without :meth:`widest` when
+        the sum of each part's widest is within tau (most segments of a DP)."""
+        if self._bound is None:
+            acc, bound = 0, [0]
+            for k in range(len(self.labels)):
+                acc += max(g.tok_prefix[k + 1] - g.tok_prefix[k] for g in self.groups)
+                bound.append(acc)
+            self._bound = bound
+        return self._bound[j] - self._bound[i] <= tau or self.widest(i, j) <= tau
 
     def widest(self, i: int, j: int) -> int:
         """The most tokens any value of the layout has in parts i..j-1: in Python over a few groups,
@@ -161,6 +173,8 @@ class Alignment:
             self.layouts.append(Layout(labels, gs, cols[labels], sum(g.weight for g in gs)))
         self._columns: dict[tuple[int, int], frozenset[Alternative] | None] = {}
         self._signatures: dict[int, tuple[frozenset, bool]] = {}
+        self._sig_list: list[tuple[frozenset, bool] | None] = [None] * self.ncols
+        self._symbol_list: list[bool | None] = [None] * self.ncols
 
     def ranges(self, s: int, e: int) -> list[tuple[Layout, int, int]]:
         """Per layout, the range of its parts inside aligned columns [s, e) (empty when it has none)."""
@@ -187,6 +201,27 @@ class Alignment:
         sig = (frozenset((part, *_agreed(sl)) for part, sl in slices.items()), decimal)
         self._signatures[c] = sig
         return sig
+
+    def signatures(self, s: int, e: int) -> tuple[tuple[frozenset, bool], ...]:
+        """The :meth:`signature` of columns s..e-1: a DP asks for every segment of up to tau columns, and
+        a slice costs less than e - s cached calls."""
+        sigs = self._sig_list[s:e]
+        if None in sigs:
+            for c in range(s, e):
+                if self._sig_list[c] is None:
+                    self._sig_list[c] = self.signature(c)
+            sigs = self._sig_list[s:e]
+        return tuple(sigs)  # type: ignore[arg-type]
+
+    def symbols(self, s: int, e: int) -> bool:
+        """Every column of s..e-1 :meth:`is_symbol`."""
+        flags = self._symbol_list[s:e]
+        if None in flags:
+            for c in range(s, e):
+                if self._symbol_list[c] is None:
+                    self._symbol_list[c] = self.is_symbol(c)
+            flags = self._symbol_list[s:e]
+        return all(flags)
 
     def is_symbol(self, c: int) -> bool:
         """Column ``c`` holds one symbol run in every value that has it."""

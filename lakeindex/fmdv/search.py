@@ -178,17 +178,17 @@ class SegmentSolver:
             return [], None
         absent = None if len(present) == len(ranges) else frozenset(id(lay) for lay, i, j in ranges if i >= j)
         tau = self.limits.tau
-        if any(lay.widest(i, j) > tau and not self._windowed(lay.labels, i, j) for lay, i, j in present):
+        if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
             return [], absent  # too wide to be indexed
         if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
             # values of several layouts inside the segment: solved over their shapes (every part range
             # is non-empty and within tau, checked above per layout)
             parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
             return self._candidates(parts, r, m), absent
-        if all(al.is_symbol(c) for c in range(s, e)):
-            text = "".join(next(iter(al.signature(c)[0]))[0] for c in range(s, e))
+        if al.symbols(s, e):
+            text = "".join(next(iter(sig[0]))[0] for sig in al.signatures(s, e))
             return [Candidate(escape_literal(text), 0.0, 0, literal=True)], absent
-        key = (tuple(al.signature(c) for c in range(s, e)), r, m)
+        key = (al.signatures(s, e), r, m)
         cands = self._feasible.get(key)
         if cands is None:
             budget = self.limits.budget(max(lay.widest(i, j) for lay, i, j in present))
