@@ -40,6 +40,22 @@ def test_the_wide_budget_applies_from_9_tokens_up_to_tau():
         EnumerationLimits(wide_templates=100)
 
 
+def test_the_build_command_takes_the_wide_budget():
+    """``--wide-templates`` reaches the limits the build records; a budget below the smallest level
+    (256 templates) is refused with the option's name."""
+    import argparse
+
+    from lakeindex.index.build_options import BuildError, add_build_arguments, limits_from_args
+
+    parser = argparse.ArgumentParser()
+    add_build_arguments(parser)
+    args = parser.parse_args(["lake", "--out", "ix", "--tau", "13", "--wide-templates", "512"])
+    assert limits_from_args(args) == EnumerationLimits(tau=13, wide_templates=512)
+    assert limits_from_args(parser.parse_args(["lake", "--out", "ix"])) == EnumerationLimits()
+    with pytest.raises(BuildError, match="wide_templates must be >= 256"):
+        limits_from_args(parser.parse_args(["lake", "--out", "ix", "--wide-templates", "100"]))
+
+
 def test_metadata_without_the_wide_budget_reads_as_built():
     """An index written before ``wide_templates`` existed used ``max_templates`` for every shape."""
     old = {"tau": 13, "max_templates": 4096}

@@ -25,6 +25,10 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--window-edge", type=int, default=d.window_edge,
                    help="segment windows of wide values start at their first/last N words; 0: skip wide values "
                         "as the paper does (default 8)")
+    p.add_argument("--wide-templates", type=int, default=d.wide_templates,
+                   help="templates per value shape of 9 tokens or more, which only a --tau above 8 indexes whole "
+                        f"(default {d.wide_templates}; {d.max_templates} keeps every shape's full detail, at about "
+                        "3x the tau 13 build time)")
     p.add_argument("--min-coverage", type=int, default=2, help="drop patterns covering fewer columns (default 2)")
     p.add_argument("--max-constants", type=int, default=d.max_constants,
                    help="constant slots per pattern (default 2)")
@@ -41,6 +45,7 @@ def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     """Enumeration limits named by parsed build options."""
     try:
         return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
-                                 min_share=args.min_share, window_edge=args.window_edge)
+                                 min_share=args.min_share, window_edge=args.window_edge,
+                                 wide_templates=args.wide_templates)
     except ValueError as exc:
         raise BuildError(str(exc)) from exc
