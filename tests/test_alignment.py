@@ -170,3 +170,18 @@ def test_signature_slices_equal_the_columns_signatures():
         assert al.signatures(s, e) == tuple(fresh.signature(c) for c in range(s, e))
         assert al.symbols(s, e) == all(fresh.is_symbol(c) for c in range(s, e))
     assert any(al.symbols(c, c + 1) for c in range(n)) and not al.symbols(0, n)
+
+
+def test_agreed_constants_and_hex_flags_by_definition():
+    """Per slot, the constant every slice has (else None) and whether every slice is hex there, written
+    slot by slot here, on random slices with repeats (the function works over the distinct ones)."""
+    rng = random.Random(5)
+    for _ in range(300):
+        width = rng.randint(0, 3)
+        pool = [(tuple(rng.choice(["ab", "12", None]) for _ in range(width)),
+                 tuple(rng.random() < 0.7 for _ in range(width))) for _ in range(rng.randint(1, 4))]
+        slices = [rng.choice(pool) for _ in range(rng.randint(1, 12))]
+        commons = tuple(slices[0][0][j] if all(cm[j] == slices[0][0][j] for cm, _ in slices) else None
+                        for j in range(width))
+        hexes = tuple(all(hx[j] for _, hx in slices) for j in range(width))
+        assert alignment._agreed(slices) == (commons, hexes)

@@ -243,10 +243,14 @@ def _agreed(slices: list[tuple[tuple, tuple]]) -> tuple[tuple, tuple]:
     whether all of them are hex digits there."""
     if len(slices) == 1:
         return slices[0]
-    commons = zip(*(cm for cm, _ in slices), strict=True)
-    hexes = zip(*(hx for _, hx in slices), strict=True)
-    return (tuple(col[0] if col.count(col[0]) == len(col) else None for col in commons),
-            tuple(all(col) for col in hexes))
+    # over the distinct slices only (a UUID layout has hundreds of groups and a few distinct flags)
+    commons = {cm for cm, _ in slices}
+    hexes = {hx for _, hx in slices}
+    if len(commons) == 1:
+        agreed = next(iter(commons))
+    else:
+        agreed = tuple(col[0] if col.count(col[0]) == len(col) else None for col in zip(*commons, strict=True))
+    return agreed, next(iter(hexes)) if len(hexes) == 1 else tuple(all(col) for col in zip(*hexes, strict=True))
 
 
 def _decimal_at(lay: Layout, pi: int) -> bool:

@@ -184,7 +184,9 @@ class SegmentSolver:
             # values of several layouts inside the segment: solved over their shapes (every part range
             # is non-empty and within tau, checked above per layout)
             parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
-            return self._candidates(parts, r, m), absent
+            # a layout's groups share its labels, so layouts tell whether the labels differ
+            several = len({lay.labels[i:j] for lay, i, j in present}) > 1
+            return self._candidates(parts, r, m, several), absent
         if al.symbols(s, e):
             text = "".join(next(iter(sig[0]))[0] for sig in al.signatures(s, e))
             return [Candidate(escape_literal(text), 0.0, 0, literal=True)], absent
@@ -217,9 +219,12 @@ class SegmentSolver:
                 return []  # a value with nothing in this segment, or too wide to be indexed
         return self._candidates(parts, r, m)
 
-    def _candidates(self, parts: list[SegmentPart], r: float, m: int) -> list[Candidate]:
-        """``candidates`` of parts known to be non-empty and within tau."""
-        if len({g.labels[i:j] for g, i, j in parts}) > 1 and not share_outline({g.shape[i:j] for g, i, j in parts}):
+    def _candidates(self, parts: list[SegmentPart], r: float, m: int, several: bool | None = None) -> list[Candidate]:
+        """``candidates`` of parts known to be non-empty and within tau (``several``: whether their labels
+        differ, if the caller knows)."""
+        if several is None:
+            several = len({g.labels[i:j] for g, i, j in parts}) > 1
+        if several and not share_outline({g.shape[i:j] for g, i, j in parts}):
             return []  # values of several layouts that no template spells alike: skip the segment key
         seg = segment_key(parts)
         distinct = {sub for sub, _, _ in seg}
