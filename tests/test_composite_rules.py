@@ -22,7 +22,7 @@ from lakeindex.fmdv.infer import PART_SAMPLE, AutoValidator
 from lakeindex.fmdv.records import record_rule, record_separators
 from lakeindex.fmdv.repetition import list_separators, repetition_rule
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import cut_counts, item_tally, separator_tallies, split_items, tally
+from lakeindex.fmdv.split import item_tally, separator_tallies, split_items, tally
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.enumerate import EnumerationLimits, value_patterns
@@ -72,9 +72,9 @@ def test_item_tally_counts_every_item_with_its_lists_count():
         assert item_tally(rows) == tally((it, n) for items, n in rows for it in items)
 
 
-def test_cut_counts_counts_cuts_not_occurrences():
-    """cut_counts is the number of cuts: "a||b" contains "|" twice but is cut nowhere."""
-    assert cut_counts(["a|b|c", "a", "a||b", "1|2||3"], "|") == [2, 0, 0, 1]
+def test_cuts_are_counted_where_the_separator_stands_alone_not_per_occurrence():
+    """A value's cuts: "a||b" contains "|" twice but is cut nowhere."""
+    assert [len(split_items(v, "|")) - 1 for v in ["a|b|c", "a", "a||b", "1|2||3"]] == [2, 0, 0, 1]
 
 
 @pytest.mark.parametrize("values,tol,expected", [

@@ -58,18 +58,6 @@ def _split(value: str, sep: str) -> list[str]:
     return items
 
 
-def cut_counts(values: list[str], sep: str) -> list[int]:
-    """Cuts at ``sep`` per value."""
-    memo: dict[str, int] = {}
-    out = []
-    for v in values:
-        n = memo.get(v)
-        if n is None:
-            n = memo[v] = len(split_items(v, sep)) - 1
-        out.append(n)
-    return out
-
-
 def tally(pairs: Iterable[tuple[str, int]]) -> Counter[str]:
     """Counts of values given as (value, count) pairs: the column of a list's items or a record's field,
     built from the distinct values of the whole column with their counts (each cut once)."""
