@@ -700,3 +700,31 @@ def test_at_tau_13_a_query_asks_for_whole_values_only_patterns_the_build_lists(t
     assert len(listed) <= 1024 and whole
     assert whole <= listed, sorted(whole - listed)[:5]
     assert rule.feasible and rule.pattern in listed
+
+
+def _split_by_runs(value: str, sep: str) -> list[str]:
+    """The module docstring's rule, run by run: a symbol run holding ``sep`` once, with none of its
+    characters left over, is cut there; word runs (ASCII letters and digits) never are."""
+    items, cur = [], ""
+    for run in re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", value):
+        at = run.find(sep)
+        if not (run[0].isascii() and run[0].isalnum()) and at >= 0 and run.count(sep) == 1 \
+                and not set(sep) & set(run[:at] + run[at + len(sep):]):
+            items.append(cur + run[:at])
+            cur = run[at + len(sep):]
+        else:
+            cur += run
+    return items + [cur]
+
+
+def test_split_items_follows_the_run_rule_on_random_values():
+    """Splitting against the run-by-run rule written out here, on random values over words, separators
+    (alone, doubled, inside longer symbol runs) and other symbols, non-ASCII included."""
+    from lakeindex.fmdv import split as split_module
+
+    rng = random.Random(12)
+    pieces = ["ab", "7", "Zq9", "é", " ", "|", "||", "-", "--", ":", "://", "/", ",", ", ", "\\\\", "\\", "x-y"]
+    for _ in range(3000):
+        value = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        for sep in ("|", "-", "/", ":", ", ", "\\", "é", "||"):
+            assert split_module._split(value, sep) == _split_by_runs(value, sep), (value, sep)
