@@ -172,9 +172,9 @@ class Alignment:
         for labels, gs in sorted(by.items(), key=lambda kv: (-sum(g.weight for g in kv[1]), kv[0])):
             self.layouts.append(Layout(labels, gs, cols[labels], sum(g.weight for g in gs)))
         self._columns: dict[tuple[int, int], frozenset[Alternative] | None] = {}
-        self._signatures: dict[int, tuple[frozenset, bool]] = {}
-        self._sig_list: list[tuple[frozenset, bool] | None] = [None] * self.ncols
-        self._symbol_list: list[bool | None] = [None] * self.ncols
+        # per column, filled on first use (a DP slices them per segment)
+        self._signatures: list[tuple[frozenset, bool] | None] = [None] * self.ncols
+        self._symbols: list[bool] = [False] * self.ncols
 
     def ranges(self, s: int, e: int) -> list[tuple[Layout, int, int]]:
         """Per layout, the range of its parts inside aligned columns [s, e) (empty when it has none)."""
@@ -183,7 +183,7 @@ class Alignment:
     def signature(self, c: int) -> tuple[frozenset, bool]:
         """What column ``c``'s alternatives depend on: its distinct parts, each with the constants and
         hex flags all its values agree on, and whether every value starts a decimal number there."""
-        hit = self._signatures.get(c)
+        hit = self._signatures[c]
         if hit is not None:
             return hit
         slices: dict[object, list[tuple[tuple, tuple]]] = {}
@@ -198,35 +198,34 @@ class Alignment:
                 s0 = g.slot_start[pi]
                 s1 = s0 + (0 if isinstance(part, str) else len(part))
                 slices.setdefault(part, []).append((g.common[s0:s1], g.hexable[s0:s1]))
-        sig = (frozenset((part, *_agreed(sl)) for part, sl in slices.items()), decimal)
-        self._signatures[c] = sig
+        parts = frozenset((part, *_agreed(sl)) for part, sl in slices.items())
+        self._signatures[c] = sig = (parts, decimal)
+        self._symbols[c] = len(parts) == 1 and isinstance(next(iter(parts))[0], str)
         return sig
 
     def signatures(self, s: int, e: int) -> tuple[tuple[frozenset, bool], ...]:
         """The :meth:`signature` of columns s..e-1: a DP asks for every segment of up to tau columns, and
-        a slice costs less than e - s cached calls."""
-        sigs = self._sig_list[s:e]
-        if None in sigs:
-            for c in range(s, e):
-                if self._sig_list[c] is None:
-                    self._sig_list[c] = self.signature(c)
-            sigs = self._sig_list[s:e]
-        return tuple(sigs)  # type: ignore[arg-type]
+        a slice costs less than e - s calls."""
+        return tuple(self._known(s, e))  # type: ignore[arg-type]
 
     def symbols(self, s: int, e: int) -> bool:
         """Every column of s..e-1 :meth:`is_symbol`."""
-        flags = self._symbol_list[s:e]
-        if None in flags:
+        self._known(s, e)
+        return all(self._symbols[s:e])
+
+    def _known(self, s: int, e: int) -> list[tuple[frozenset, bool] | None]:
+        """The signatures of columns s..e-1, each computed on first use."""
+        sigs = self._signatures[s:e]
+        if None in sigs:
             for c in range(s, e):
-                if self._symbol_list[c] is None:
-                    self._symbol_list[c] = self.is_symbol(c)
-            flags = self._symbol_list[s:e]
-        return all(flags)
+                self.signature(c)
+            sigs = self._signatures[s:e]
+        return sigs
 
     def is_symbol(self, c: int) -> bool:
         """Column ``c`` holds one symbol run in every value that has it."""
-        parts = self.signature(c)[0]
-        return len(parts) == 1 and isinstance(next(iter(parts))[0], str)
+        self.signature(c)
+        return self._symbols[c]
 
     def column(self, c: int, level: int) -> frozenset[Alternative] | None:
         """The alternatives every value with a part in column ``c`` offers there (None: symbols that
