@@ -145,8 +145,9 @@ def test_merge_refuses_different_limits(tmp_path):
     publish(tmp_path / "b8", {"p": (0, 1)})
     merged = merge_indexes([tmp_path / "a", tmp_path / "b8"], tmp_path / "c")
     # inputs written before ``wide_templates`` existed were built with the whole budget (8,192) for
-    # every shape, and the merged index says so
-    assert merged["limits"] == {**LIMITS, "wide_templates": 8192}
+    # every shape, and before ``window_share``/``window_lead`` with windows at the column's evidence share
+    # (min_share, 16 by default) and none led by a delimiter; the merged index says so
+    assert merged["limits"] == {**LIMITS, "wide_templates": 8192, "window_share": 16, "window_lead": 0}
     with IndexReader(tmp_path / "c") as ix:
         assert ix.get("p").coverage == 2
 

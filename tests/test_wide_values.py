@@ -51,6 +51,8 @@ def test_the_build_command_takes_the_wide_budget():
     add_build_arguments(parser)
     args = parser.parse_args(["lake", "--out", "ix", "--tau", "13", "--wide-templates", "512"])
     assert limits_from_args(args) == EnumerationLimits(tau=13, wide_templates=512)
+    args = parser.parse_args(["lake", "--out", "ix", "--window-share", "16", "--window-lead", "0"])
+    assert limits_from_args(args) == EnumerationLimits(window_share=16, window_lead=0)
     assert limits_from_args(parser.parse_args(["lake", "--out", "ix"])) == EnumerationLimits()
     with pytest.raises(BuildError, match="wide_templates must be >= 256"):
         limits_from_args(parser.parse_args(["lake", "--out", "ix", "--wide-templates", "100"]))
@@ -62,6 +64,18 @@ def test_metadata_without_the_wide_budget_reads_as_built():
     assert EnumerationLimits.from_dict(old).wide_templates == 4096
     assert EnumerationLimits.from_dict({"tau": 13}).wide_templates == 8192
     assert EnumerationLimits.from_dict({**old, "wide_templates": 512}).wide_templates == 512
+
+
+def test_metadata_without_window_share_reads_as_built():
+    """Before ``window_share`` and ``window_lead``, windows needed the column's own evidence share
+    (``min_share``) and none was led by a delimiter; a current build's limits read back unchanged."""
+    old = {"min_share": 8, "wide_templates": 1024}
+    assert EnumerationLimits.from_dict(old) == EnumerationLimits(min_share=8, window_share=8, window_lead=0)
+    assert EnumerationLimits.from_dict({"wide_templates": 1024}) == EnumerationLimits(window_share=16, window_lead=0)
+    assert EnumerationLimits.from_dict(EnumerationLimits().to_dict()) == EnumerationLimits()
+    assert (EnumerationLimits().window_share, EnumerationLimits().window_lead) == (2, 1)
+    with pytest.raises(ValueError, match="window_lead"):
+        EnumerationLimits(window_lead=2)
 
 
 @pytest.mark.parametrize("value", ["192.168.210.159:9092", "anthony.walker@acme-corp.com",
@@ -108,6 +122,81 @@ def test_windows_of_a_value_by_hand():
     # edge 1: only windows starting at the first word or ending at the last
     assert {k for k, _ in value_windows(window_parts("11-22-33-44-55"), 5, 1)} == \
         {("s", 0, 1), ("s", 0, 2), ("e", 1, 0), ("e", 2, 0)}
+
+
+def test_windows_led_by_a_delimiter_by_hand():
+    """With ``lead``, the dash before word i leads a window of words i..j, one word allowed; the dash
+    counts as a token against tau. Word 0 has no delimiter before it."""
+    wins = value_windows(window_parts("11-22-33-44-55"), tau=5, edge=8, lead=True)
+    led = {k for k, _ in wins if k[0] == "S"}
+    # "-22" (2 tokens), "-22-33" (4); "-22-33-44" is 6 tokens > 5
+    assert led == {("S", i, i) for i in range(1, 5)} | {("S", i, i + 1) for i in range(1, 4)}
+    subs = dict(wins)
+    assert subs[("S", 1, 1)] == ("-", ("d", 2, True))
+    assert subs[("E", 0, 0)] == subs[("S", 4, 4)]  # "-55": the last word, counted from the end
+    # the windows without a leading delimiter are the same as without ``lead``
+    plain = value_windows(window_parts("11-22-33-44-55"), tau=5, edge=8)
+    assert [w for w in wins if w[0][0] in "se"] == plain
+    assert value_windows(window_parts("ab"), 8, 8, lead=True) == []  # one word, nothing before it
+    assert dict(value_windows(window_parts("://xy"), 8, 8, lead=True))[("S", 0, 0)] == ("://", ("l", 2, False))
+
+
+def _windows_by_definition(value: str, tau: int, edge: int, max_words: int, lead: bool) -> set[tuple]:
+    """Brute force over every (first word, last word) pair, from the module docstring's definition."""
+    toks = re.findall(r"[A-Za-z0-9]+|[^A-Za-z0-9]+", value)
+    words = [i for i, t in enumerate(toks) if t[0].isalnum()]
+    nw = len(words)
+    out = set()
+    for a in range(nw):
+        for b in range(a, nw):
+            n = b - a + 1
+            width = words[b] - words[a] + 1
+            keys = [("s", "e", width, 2)] + ([("S", "E", width + 1, 1)] if lead and words[a] > 0 else [])
+            for ks, ke, w, least in keys:
+                if least <= n <= max_words and w <= tau:
+                    if a < edge:
+                        out.add((ks, a, b))
+                    if nw - 1 - b < edge:
+                        out.add((ke, nw - 1 - a, nw - 1 - b))
+    return out
+
+
+def test_window_keys_match_their_definition_on_random_values():
+    rng = random.Random(5)
+    for _ in range(400):
+        value = "".join(rng.choice(["ab", "7", "x9", "-", "/", "::", ".", "Q"]) for _ in range(rng.randint(1, 14)))
+        tau, edge, lead = rng.choice((3, 5, 8)), rng.choice((1, 2, 8)), rng.random() < 0.5
+        got = [k for k, _ in value_windows(window_parts(value), tau, edge, 3, lead)]
+        assert len(got) == len(set(got))
+        assert set(got) == _windows_by_definition(value, tau, edge, 3, lead), (value, tau, edge, lead)
+
+
+def test_a_window_pattern_needs_the_window_share_of_the_column():
+    """9 of 20 values hold ``<lower>{2}-<digit>{4}`` (words 0-1), 11 ``<lower>{2}-<upper>{4}``: below half,
+    the first is no window evidence by default (window_share 2) and is at 1/16."""
+    rng = random.Random(4)
+    values = ([f"ab-{rng.randint(1000, 9999)}-XY-56-cd-7-q" for _ in range(9)]
+              + [f"ab-{''.join(rng.choice('CDEF') for _ in range(4))}-XY-56-cd-7-q" for _ in range(11)])
+    assert all(analyze(v).ntokens > 8 for v in values)
+    default = column_patterns(values)
+    assert "<lower>{2}-<digit>{4}" not in default.counts
+    assert default.counts["<lower>{2}-<upper>{4}"] == _window_oracle(values, "<lower>{2}-<upper>{4}", 8) == 11
+    loose = column_patterns(values, limits=EnumerationLimits(window_share=16))
+    assert loose.counts["<lower>{2}-<digit>{4}"] == _window_oracle(values, "<lower>{2}-<digit>{4}", 8) == 9
+
+
+def test_paths_give_evidence_for_a_word_after_its_delimiter():
+    """Led windows of a column of wide paths: ``/<lower>+`` counts the values whose word after a slash
+    is lower case at one position (here every value, at word 0); without ``window_lead`` no such key."""
+    rng = random.Random(6)
+    values = [f"/{rng.choice(['data', 'raw', 'logs'])}/{rng.randint(1, 99)}/x{rng.randint(1, 9)}/"
+              f"{rng.choice(['a', 'bb'])}/part_{rng.randint(1, 9)}" for _ in range(30)]
+    assert all(analyze(v).ntokens > 8 for v in values)
+    cp = column_patterns(values)
+    assert cp.counts["/<lower>+"] == 30 and cp.counts["/<digit>+"] == 30 and cp.counts["/<alphanum>{2}"] == 30
+    assert cp.counts["/<digit>+/<alphanum>+"] == 30
+    off = column_patterns(values, limits=EnumerationLimits(window_lead=0))
+    assert not any(p.startswith("/") for p in off.counts)
 
 
 def _window_oracle(values: list[str], pattern: str, tau: int) -> int:
@@ -174,3 +263,22 @@ def test_window_counts_of_a_capped_column_are_scaled_to_the_whole_column():
     cp = column_patterns([], [], wide=300, wide_values=values[:300], wide_weights=[1] * 300)
     assert cp.total == 600
     assert cp.impurity("<digit>{8}-<digit>{4}") == 0.0  # every value has it: an estimate, exact here
+
+
+def test_queries_look_up_one_word_after_a_delimiter_only_in_indexes_that_cut_such_windows(tmp_path):
+    """``SegmentSolver._windowed``: a range too wide for whole values has window evidence when it holds 2-3
+    words, or 1 word led by a delimiter if the index was built with ``window_lead``."""
+    from lakeindex.fmdv.search import SegmentSolver
+    from lakeindex.index.local_build import build_from_columns
+    from lakeindex.index.store import IndexReader
+
+    cols = [["/data/12/x3/a/part_7", "/raw/5/y1/bb/part_2"]] * 2
+    word, slash = ("w", "L"), ("s", "/")
+    for lead in (1, 0):
+        build_from_columns(cols, tmp_path / f"ix{lead}", limits=EnumerationLimits(window_lead=lead))
+        with IndexReader(tmp_path / f"ix{lead}") as ix:
+            solver = SegmentSolver(ix)
+            assert solver._windowed((slash, word), 0, 2) is bool(lead)
+            assert solver._windowed((word, slash, word), 0, 3) is True
+            assert solver._windowed((word,), 0, 1) is False
+            assert solver._windowed((slash, word, slash, word, slash, word, slash, word), 0, 8) is False  # 4 words

@@ -200,11 +200,13 @@ class SegmentSolver:
         return cands, absent
 
     def _windowed(self, labels: tuple, i: int, j: int) -> bool:
-        """Parts i..j-1 span 2 to ``window_words`` words within tau parts: the index holds such ranges as
-        windows, where a word is one token (``lakeindex.patterns.windows``), so a range of multi-run words
-        (``9B1E``: 4 tokens) too wide for whole values may still have evidence there."""
+        """Parts i..j-1 span 2 to ``window_words`` words within tau parts (1 word suffices after a leading
+        delimiter, when the index cuts such windows): the index holds such ranges as windows, where a word
+        is one token (``lakeindex.patterns.windows``), so a range of multi-run words (``9B1E``: 4 tokens)
+        too wide for whole values may still have evidence there."""
         words = sum(1 for kind, _ in labels[i:j] if kind == "w")
-        return self.limits.window_edge > 0 and 2 <= words <= self.limits.window_words and j - i <= self.limits.tau
+        least = 1 if self.limits.window_lead and labels[i][0] != "w" else 2
+        return self.limits.window_edge > 0 and least <= words <= self.limits.window_words and j - i <= self.limits.tau
 
     def solve(self, parts: list[SegmentPart], r: float, m: int, cap: float | None = None) -> Candidate | None:
         """Best pattern for the sub-column made of ``parts`` among those with FPR <= ``cap`` (r if None;

@@ -29,6 +29,12 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
                    help="templates per value shape of 9 tokens or more, which only a --tau above 8 indexes whole "
                         f"(default {d.wide_templates}; {d.max_templates} keeps every shape's full detail, at about "
                         "3x the tau 13 build time)")
+    p.add_argument("--window-share", type=int, default=d.window_share,
+                   help="a column is evidence for a window pattern only if it matches >= 1/N of its values at one "
+                        f"window (default {d.window_share}; an index built before this option used --min-share)")
+    p.add_argument("--window-lead", type=int, choices=(0, 1), default=d.window_lead,
+                   help="1: also cut windows that start with the delimiter before a word (/<lower>+, .<digit>+); "
+                        "0: as indexes built before this option (default 1)")
     p.add_argument("--min-coverage", type=int, default=2, help="drop patterns covering fewer columns (default 2)")
     p.add_argument("--max-constants", type=int, default=d.max_constants,
                    help="constant slots per pattern (default 2)")
@@ -46,6 +52,7 @@ def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     try:
         return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
                                  min_share=args.min_share, window_edge=args.window_edge,
-                                 wide_templates=args.wide_templates)
+                                 wide_templates=args.wide_templates, window_share=args.window_share,
+                                 window_lead=args.window_lead)
     except ValueError as exc:
         raise BuildError(str(exc)) from exc

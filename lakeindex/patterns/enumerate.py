@@ -19,8 +19,10 @@ column into FPR_T(p) and Cov_T(p) (paper Definitions 3-7). What "enough" and ``c
   level, the same offline and online). Values wider than tau count in |D| and match nothing whole.
 * **Segments of wide values** (index format 4, :mod:`lakeindex.patterns.windows`). When D holds
   structured wide values (at least the evidence share of it, in at most 8 skeletons), each
-  window "words i..j" (2-3 words) across D is a pseudo-column D[i..j] of |D| values, and
-  count_D(p) = max(count of p over D's whole values, max over windows of count of p in D[i..j]).
+  window "words i..j" (2-3 words, or 1-3 led by the delimiter before them) across D is a
+  pseudo-column D[i..j] of |D| values, and count_D(p) = max(count of p over D's whole values, max
+  over windows of count of p in D[i..j]), a window count taken only if it reaches |D|/``window_share``
+  (a half: windows are cut by word position, and a minority there is misalignment, not impurity).
   D covers p when that max reaches the floor. So each lake column counts at most once per pattern,
   FPR_T of a segment pattern is the mean impurity of p over the columns where p is a domain (whole
   or as a part at its best-fitting position), and indexes still merge by key-wise addition.
@@ -49,7 +51,8 @@ Memory (bounded by design, any tau <= 16 and any value width):
   (<= 2^8 templates) always fits;
 * live prefixes <= ``min_share * max_templates`` (131,072) per (pseudo-)column, whatever its values;
 * cached option and template strings <= 3.2 M in all (weighted LRU caches), about 320 MB;
-* windows: <= ``2 * window_edge * 2`` per value over <= 256 distinct values, <= 64 sub-shapes each;
+* windows: <= ``2 * window_edge * 5`` per value (``2 * window_edge * 2`` without ``window_lead``) over
+  <= 128 distinct values, <= 64 sub-shapes each;
 * per task: the scan's accumulator is flushed at 400,000 patterns (``lakeindex.index.scan``); Arrow
   holds one file at a time, with cells cut at 64 KB by the readers.
 """
@@ -87,14 +90,18 @@ class EnumerationLimits:
     window_words: int = WINDOW_WORDS
     max_distinct: int = MAX_DISTINCT
     wide_templates: int = 1024
+    window_share: int = 2
+    window_lead: int = 1
 
     def __post_init__(self) -> None:
         for name, lo in (("tau", 1), ("max_subruns", 1), ("max_constants", 0),
                          ("const_share", 1), ("max_shapes", 1), ("min_share", 0), ("window_edge", 0),
                          ("max_templates", 256), ("window_words", 2), ("max_distinct", 0),
-                         ("wide_templates", 256)):
+                         ("wide_templates", 256), ("window_share", 1), ("window_lead", 0)):
             if getattr(self, name) < lo:
                 raise ValueError(f"{name} must be >= {lo}, got {getattr(self, name)}")
+        if self.window_lead > 1:
+            raise ValueError(f"window_lead must be 0 or 1, got {self.window_lead}")
         if self.tau > MAX_TAU:
             raise ValueError(f"tau must be <= {MAX_TAU}, got {self.tau}: wider values are indexed through "
                              "their segments (window_edge), not whole")
@@ -105,9 +112,13 @@ class EnumerationLimits:
     @staticmethod
     def complete(d: dict) -> dict:
         """Limits as stored in an index's metadata, with the knobs added since filled in as it was built:
-        an index written before ``wide_templates`` existed used ``max_templates`` for every shape."""
+        an index written before ``wide_templates`` existed used ``max_templates`` for every shape, and one
+        written before ``window_share`` and ``window_lead`` kept windows at the column's own evidence floor
+        and cut none that starts with a delimiter."""
         if "wide_templates" not in d:
             d = {**d, "wide_templates": d.get("max_templates", EnumerationLimits.max_templates)}
+        if "window_share" not in d:
+            d = {**d, "window_share": d.get("min_share", EnumerationLimits.min_share), "window_lead": 0}
         return d
 
     @classmethod
@@ -127,6 +138,10 @@ class EnumerationLimits:
         """Evidence floor and constant floor of a column of ``total`` values."""
         floor = total / self.min_share if self.min_share else 0.0
         return floor, total / self.const_share
+
+    def window_floor(self, total: int) -> float:
+        """Evidence floor of a window pattern in a column of ``total`` values (module docstring)."""
+        return max(self.floors(total)[0], total / self.window_share)
 
 
 def value_patterns(value: str, limits: EnumerationLimits | None = None) -> set[str]:
@@ -214,8 +229,8 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     wide += nwide
     if wide_list and limits.window_edge and nwide + unlisted >= floor:
         get = counts.get
-        for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge, floor,
-                                  limits.window_words).items():
+        for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge,
+                                  limits.window_floor(total), limits.window_words, limits.window_lead).items():
             if n > get(p, 0):
                 counts[p] = n
     if sampled:  # estimated weights: counts back to whole values

@@ -11,10 +11,24 @@ cuts a query: a *window* is a run of whole parts that starts and ends on a word 
 end, so values of different lengths align at their tails: file extensions, zones).
 
 Why 2-3 words: one word alone is what narrow columns already show, and single-word windows would
-make ``<alphanum>+`` look like a pure domain everywhere. Vertical cuts join windows with literal
-delimiters, so a UUID (5 words) is two windows and an ISO timestamp with a zone (8 words) three.
-Four-word windows made 85% of a format-3 index (1.34 M of 1.57 M keys on a lake 43% wide) and
-were never needed for such a cut.
+make ``<alphanum>+`` look like a pure domain everywhere (a window word is alphanumeric by definition).
+Vertical cuts join windows with literal delimiters, so a UUID (5 words) is two windows and an ISO
+timestamp with a zone (8 words) three. Four-word windows made 85% of a format-3 index (1.34 M of
+1.57 M keys on a lake 43% wide) and were never needed for such a cut.
+
+*Led windows* (``window_lead``, keys ``"S"``/``"E"``): the symbol run before word i followed by words
+i..j, where one word suffices. ``/<lower>+`` says what follows a slash at one position of the lake's
+paths and URLs, which whole narrow columns cannot: ``<lower>+`` alone has FPR 0.10 on the wide bench
+lake (status words, names), ``/<alphanum>+`` 0.013, ``.<lower>+`` 0.009. The delimiter keeps such a
+window from being true by construction, and a query segment can start with it (``/users`` after a
+cut), so a path of six segments costs six such windows rather than six ``<alphanum>+``.
+
+*Window share* (``window_share``, default 2): a window pattern is evidence from D only where it holds
+at least half of D's values at one window, not the 1/16 of whole columns. A pseudo-column D[i..j] is
+our own cut by word position, and URLs of hosts with 3 and 6 words, or paths of 3 to 8 segments,
+put different parts of their values at one position; the 1/16 share counted that misalignment as
+the impurity of ``<lower>+/<digit>+`` (FPR 0.197 on the wide bench lake; 0.105 at one half). The
+1/16 share of whole columns exists for ad-hoc special values, which a half still tolerates.
 
 A window word is one slot whatever its runs (``28T12`` is ``<alphanum>{5}``, ``e29b`` a hex word)
 and takes a coarse ladder of classes: its own class with and without length (``<digit>{4}``,
@@ -97,27 +111,37 @@ def structured(parts_weights: list[tuple[tuple, int]]) -> bool:
     return top >= 0.9 * sum(weights.values())
 
 
-def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WORDS) -> list[tuple[tuple, tuple]]:
+def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WORDS,
+                  lead: bool = False) -> list[tuple[tuple, tuple]]:
     """Windows of a value given as window parts: (window key, sub-shape) per window.
 
     Words i..j, 2 <= j - i + 1 <= ``max_words``, spanning at most ``tau`` tokens (a window word is one
-    token), starting at one of the first ``edge`` words or ending at one of the last ``edge``. At most
-    ``2 * edge * (max_words - 1)`` windows per value.
+    token), starting at one of the first ``edge`` words or ending at one of the last ``edge``. With
+    ``lead``, also the symbol run before word i followed by words i..j, 1 <= j - i + 1 <= ``max_words``
+    (keys ``"S"``/``"E"``). At most ``2 * edge * (2 * max_words - 1)`` windows per value.
     """
     words = [i for i, p in enumerate(parts) if not isinstance(p, str)]
     nw = len(words)
     out = []
     for si in range(nw):
         first = words[si]
-        for ei in range(si + 1, min(nw, si + max_words)):
+        led = lead and first > 0  # a word after a symbol run: the run leads a window
+        for ei in range(si, min(nw, si + max_words)):
             last = words[ei] + 1
-            if last - first > tau:
+            if ei > si and last - first <= tau:
+                sub = parts[first:last]
+                if si < edge:
+                    out.append((("s", si, ei), sub))
+                if nw - 1 - ei < edge:
+                    out.append((("e", nw - 1 - si, nw - 1 - ei), sub))
+            if led and last - first < tau:
+                sub = parts[first - 1:last]
+                if si < edge:
+                    out.append((("S", si, ei), sub))
+                if nw - 1 - ei < edge:
+                    out.append((("E", nw - 1 - si, nw - 1 - ei), sub))
+            if last - first >= tau:  # no longer window fits, led or not
                 break
-            sub = parts[first:last]
-            if si < edge:
-                out.append((("s", si, ei), sub))
-            if nw - 1 - ei < edge:
-                out.append((("e", nw - 1 - si, nw - 1 - ei), sub))
     return out
 
 
@@ -163,7 +187,7 @@ def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
 
 
 def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
-                  floor: float, max_words: int = WINDOW_WORDS) -> dict[str, int]:
+                  floor: float, max_words: int = WINDOW_WORDS, lead: bool = False) -> dict[str, int]:
     """Best count of each window pattern over the windows of a column (module docstring).
 
     ``values``: the column's distinct values with weights and whether each is wider than tau;
@@ -190,7 +214,7 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     scale = listed / sum(vw[1] for vw in sample)
     windows: dict[tuple, dict[tuple, int]] = {}
     for p, (w, _) in layouts.items():
-        for key, sub in value_windows(p, tau, edge, max_words):
+        for key, sub in value_windows(p, tau, edge, max_words, lead):
             shapes = windows.get(key)
             if shapes is None:
                 windows[key] = {sub: w}
