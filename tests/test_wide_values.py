@@ -125,20 +125,24 @@ def test_windows_of_a_value_by_hand():
 
 
 def test_windows_led_by_a_delimiter_by_hand():
-    """With ``lead``, the dash before word i leads a window of words i..j, one word allowed; the dash
-    counts as a token against tau. Word 0 has no delimiter before it."""
+    """With ``lead``, the dash before a word leads a window of 1-2 words here (tau 5; the dash is a
+    token), keyed by the dash's occurrence among the value's dashes from the start and from the end."""
     wins = value_windows(window_parts("11-22-33-44-55"), tau=5, edge=8, lead=True)
     led = {k for k, _ in wins if k[0] == "S"}
-    # "-22" (2 tokens), "-22-33" (4); "-22-33-44" is 6 tokens > 5
-    assert led == {("S", i, i) for i in range(1, 5)} | {("S", i, i + 1) for i in range(1, 4)}
+    # dashes 0..3 lead "-22", "-33", "-44", "-55" and, within 5 tokens, "-22-33", "-33-44", "-44-55"
+    assert led == {("S", "-", k, 0) for k in range(4)} | {("S", "-", k, 1) for k in range(3)}
     subs = dict(wins)
-    assert subs[("S", 1, 1)] == ("-", ("d", 2, True))
-    assert subs[("E", 0, 0)] == subs[("S", 4, 4)]  # "-55": the last word, counted from the end
+    assert subs[("S", "-", 0, 0)] == ("-", ("d", 2, True))
+    assert subs[("E", "-", 0, 0)] == subs[("S", "-", 3, 0)]  # "-55": the last dash, from either end
     # the windows without a leading delimiter are the same as without ``lead``
     plain = value_windows(window_parts("11-22-33-44-55"), tau=5, edge=8)
     assert [w for w in wins if w[0][0] in "se"] == plain
     assert value_windows(window_parts("ab"), 8, 8, lead=True) == []  # one word, nothing before it
-    assert dict(value_windows(window_parts("://xy"), 8, 8, lead=True))[("S", 0, 0)] == ("://", ("l", 2, False))
+    # occurrences count runs equal to the leading one: "/x" is the first "/" after the "://" run
+    url = dict(value_windows(window_parts("https://h.io/x/7"), 8, 8, lead=True))
+    assert url[("S", "://", 0, 0)] == ("://", ("l", 1, False))
+    assert url[("S", "/", 0, 0)] == ("/", ("l", 1, False)) and url[("S", "/", 1, 0)] == ("/", ("d", 1, True))
+    assert url[("E", "/", 0, 0)] == url[("S", "/", 1, 0)]
 
 
 def _windows_by_definition(value: str, tau: int, edge: int, max_words: int, lead: bool) -> set[tuple]:
@@ -148,16 +152,23 @@ def _windows_by_definition(value: str, tau: int, edge: int, max_words: int, lead
     nw = len(words)
     out = set()
     for a in range(nw):
-        for b in range(a, nw):
-            n = b - a + 1
-            width = words[b] - words[a] + 1
-            keys = [("s", "e", width, 2)] + ([("S", "E", width + 1, 1)] if lead and words[a] > 0 else [])
-            for ks, ke, w, least in keys:
-                if least <= n <= max_words and w <= tau:
-                    if a < edge:
-                        out.add((ks, a, b))
-                    if nw - 1 - b < edge:
-                        out.add((ke, nw - 1 - a, nw - 1 - b))
+        for b in range(a + 1, min(nw, a + max_words)):
+            if words[b] - words[a] + 1 <= tau:
+                if a < edge:
+                    out.add(("s", a, b))
+                if nw - 1 - b < edge:
+                    out.add(("e", nw - 1 - a, nw - 1 - b))
+        if not lead or words[a] == 0:
+            continue
+        run = toks[words[a] - 1]
+        same = [i for i in words if i > 0 and toks[i - 1] == run]
+        k, back = same.index(words[a]), len(same) - 1 - same.index(words[a])
+        for b in range(a, min(nw, a + max_words)):
+            if words[b] - words[a] + 2 <= tau:
+                if k < edge:
+                    out.add(("S", run, k, b - a))
+                if back < edge:
+                    out.add(("E", run, back, b - a))
     return out
 
 
@@ -195,6 +206,7 @@ def test_paths_give_evidence_for_a_word_after_its_delimiter():
     cp = column_patterns(values)
     assert cp.counts["/<lower>+"] == 30 and cp.counts["/<digit>+"] == 30 and cp.counts["/<alphanum>{2}"] == 30
     assert cp.counts["/<digit>+/<alphanum>+"] == 30
+    assert "/<alphanum>+" not in cp.counts  # any word after a slash is one: no evidence of anything
     off = column_patterns(values, limits=EnumerationLimits(window_lead=0))
     assert not any(p.startswith("/") for p in off.counts)
 
@@ -282,3 +294,20 @@ def test_queries_look_up_one_word_after_a_delimiter_only_in_indexes_that_cut_suc
             assert solver._windowed((word, slash, word), 0, 3) is True
             assert solver._windowed((word,), 0, 1) is False
             assert solver._windowed((slash, word, slash, word, slash, word, slash, word), 0, 8) is False  # 4 words
+
+
+def test_a_window_led_by_a_delimiter_counts_among_the_values_holding_it():
+    """An optional query string: 12 of 20 URLs carry ``?team=<word>``; among them ``?<lower>+`` holds in
+    all 12, so its count is all 20 (impurity 0 over the values holding a "?"), ``=<lower>+`` in 9 of 12
+    (count 15), ``=<digit>+`` in 3 of 12, below the window share of one half. Held by 1 value in 20
+    (below the 1/16 evidence share), a "?" gives no evidence."""
+    rng = random.Random(8)
+    base = [f"https://h{rng.randint(1, 9)}.example.com/a/b/{rng.randint(10, 99)}" for _ in range(20)]
+    teams = ["east"] * 9 + ["42"] * 3
+    values = [u + f"?team={t}" for u, t in zip(base[:12], teams, strict=True)] + base[12:]
+    assert all(analyze(v).ntokens > 8 for v in values)
+    cp = column_patterns(values)
+    assert cp.counts["?<lower>+"] == 20 and cp.impurity("?<lower>+") == 0.0
+    assert cp.counts["=<lower>+"] == 15 and "=<digit>+" not in cp.counts
+    rare = column_patterns([base[0] + "?team=x"] + base[1:])
+    assert not any(p.startswith(("?", "=")) for p in rare.counts)

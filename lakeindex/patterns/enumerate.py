@@ -19,10 +19,12 @@ column into FPR_T(p) and Cov_T(p) (paper Definitions 3-7). What "enough" and ``c
   level, the same offline and online). Values wider than tau count in |D| and match nothing whole.
 * **Segments of wide values** (index format 4, :mod:`lakeindex.patterns.windows`). When D holds
   structured wide values (at least the evidence share of it, in at most 8 skeletons), each
-  window "words i..j" (2-3 words, or 1-3 led by the delimiter before them) across D is a
-  pseudo-column D[i..j] of |D| values, and count_D(p) = max(count of p over D's whole values, max
-  over windows of count of p in D[i..j]), a window count taken only if it reaches |D|/``window_share``
-  (a half: windows are cut by word position, and a minority there is misalignment, not impurity).
+  window "words i..j" (2-3 words) across D is a pseudo-column D[i..j] of |D| values, and
+  count_D(p) = max(count of p over D's whole values, max over windows of count of p in D[i..j]), a
+  window count taken only if it reaches |D|/``window_share`` (a half: windows are cut by word
+  position, and a minority there is misalignment, not impurity). A window led by a delimiter (the
+  k-th ``/`` and 1-3 words after it) is a pseudo-column of the values holding it, at least the
+  evidence share of D: its count is |D| times the share of those values matching p.
   D covers p when that max reaches the floor. So each lake column counts at most once per pattern,
   FPR_T of a segment pattern is the mean impurity of p over the columns where p is a domain (whole
   or as a part at its best-fitting position), and indexes still merge by key-wise addition.
@@ -230,7 +232,8 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if wide_list and limits.window_edge and nwide + unlisted >= floor:
         get = counts.get
         for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge,
-                                  limits.window_floor(total), limits.window_words, limits.window_lead).items():
+                                  limits.window_floor(total), limits.window_words, limits.window_lead,
+                                  floor).items():
             if n > get(p, 0):
                 counts[p] = n
     if sampled:  # estimated weights: counts back to whole values

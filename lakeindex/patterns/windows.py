@@ -16,12 +16,17 @@ Vertical cuts join windows with literal delimiters, so a UUID (5 words) is two w
 timestamp with a zone (8 words) three. Four-word windows made 85% of a format-3 index (1.34 M of
 1.57 M keys on a lake 43% wide) and were never needed for such a cut.
 
-*Led windows* (``window_lead``, keys ``"S"``/``"E"``): the symbol run before word i followed by words
-i..j, where one word suffices. ``/<lower>+`` says what follows a slash at one position of the lake's
-paths and URLs, which whole narrow columns cannot: ``<lower>+`` alone has FPR 0.10 on the wide bench
-lake (status words, names), ``/<alphanum>+`` 0.013, ``.<lower>+`` 0.009. The delimiter keeps such a
-window from being true by construction, and a query segment can start with it (``/users`` after a
-cut), so a path of six segments costs six such windows rather than six ``<alphanum>+``.
+*Led windows* (``window_lead``): the symbol run before a word followed by 1 to 3 words (``/users``,
+``.csv``, ``?team=east``), keyed by the run and its occurrence among the value's runs equal to it,
+counted from the start or from the end (keys ``("S", run, k, words - 1)``/``("E", ...)``), as a record
+cut counts its fields: the third ``/`` of a URL is the third whatever its host's length. Such a window
+is a pseudo-column of the values that hold it, like a field only some records have or a query string
+only some URLs carry: its counts are taken relative to those values, and it needs the column's
+evidence share of them. ``/<digit>+`` then says how often the word after a given slash is a number
+in the lake's paths and URLs, which whole narrow columns cannot (``<lower>+`` has FPR 0.10 on the wide
+bench lake from status words and names; ``/<lower>+`` 0.06, ``/<digit>+`` 0.009, ``.<lower>+`` 0.002).
+A delimiter and one word never get ``<alphanum>+``: every word is one, so it would be pure by
+construction. A path of six segments can then cost six led windows rather than six ``<alphanum>+``.
 
 *Window share* (``window_share``, default 2): a window pattern is evidence from D only where it holds
 at least half of D's values at one window, not the 1/16 of whole columns. A pseudo-column D[i..j] is
@@ -61,6 +66,7 @@ WINDOW_WORDS = 3
 
 _WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
+_ANY_WORD = plus("alphanum")
 _OPTIONS = WeightedLRU(200_000)
 _PATTERNS = WeightedLRU(1_000_000)
 
@@ -117,12 +123,22 @@ def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WOR
 
     Words i..j, 2 <= j - i + 1 <= ``max_words``, spanning at most ``tau`` tokens (a window word is one
     token), starting at one of the first ``edge`` words or ending at one of the last ``edge``. With
-    ``lead``, also the symbol run before word i followed by words i..j, 1 <= j - i + 1 <= ``max_words``
-    (keys ``"S"``/``"E"``). At most ``2 * edge * (2 * max_words - 1)`` windows per value.
+    ``lead``, also the symbol run before word i followed by words i..j, 1 <= j - i + 1 <= ``max_words``,
+    keyed by the run, its occurrence among equal runs from the start (``"S"``) or the end (``"E"``), when
+    below ``edge``, and j - i. At most ``2 * edge * (2 * max_words - 1)`` windows per value.
     """
     words = [i for i, p in enumerate(parts) if not isinstance(p, str)]
     nw = len(words)
     out = []
+    runs: dict[str, list[int]] = {}
+    if lead:
+        for si in range(nw):
+            if words[si] > 0:
+                runs.setdefault(parts[words[si] - 1], []).append(si)
+    occ: dict[int, tuple[str, int, int]] = {}
+    for run, at in runs.items():
+        for k, si in enumerate(at):
+            occ[si] = (run, k, len(at) - 1 - k)
     for si in range(nw):
         first = words[si]
         led = lead and first > 0  # a word after a symbol run: the run leads a window
@@ -136,10 +152,11 @@ def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WOR
                     out.append((("e", nw - 1 - si, nw - 1 - ei), sub))
             if led and last - first < tau:
                 sub = parts[first - 1:last]
-                if si < edge:
-                    out.append((("S", si, ei), sub))
-                if nw - 1 - ei < edge:
-                    out.append((("E", nw - 1 - si, nw - 1 - ei), sub))
+                run, k, back = occ[si]
+                if k < edge:
+                    out.append((("S", run, k, ei - si), sub))
+                if back < edge:
+                    out.append((("E", run, back, ei - si), sub))
             if last - first >= tau:  # no longer window fits, led or not
                 break
     return out
@@ -182,18 +199,22 @@ def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
                 ladders.append(_word_ladder((*part, hex_context[w])))
                 w += 1
         hit = tuple("".join(combo) for combo in product(*ladders))
+        if len(sub) == 2 and isinstance(sub[0], str):  # a delimiter and one word: any word is <alphanum>+
+            hit = tuple(p for p in hit if not p.endswith(_ANY_WORD))
         _PATTERNS.put(key, hit, len(hit))
     return hit
 
 
 def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
-                  floor: float, max_words: int = WINDOW_WORDS, lead: bool = False) -> dict[str, int]:
+                  floor: float, max_words: int = WINDOW_WORDS, lead: bool = False,
+                  present_floor: float = 0.0) -> dict[str, int]:
     """Best count of each window pattern over the windows of a column (module docstring).
 
     ``values``: the column's distinct values with weights and whether each is wider than tau;
     ``unlisted``: the weight of wide values not given (estimated from those given); ``total``: |D|.
     Nothing when the wide values of the sample are free text (:func:`structured`). Only counts >=
-    ``floor`` are kept.
+    ``floor`` are kept. A led window's count is relative to the values holding it (scaled to ``total``),
+    and only windows that ``present_floor`` of the column's values hold are counted.
     """
     ranked = sorted(values, key=lambda vw: (-vw[1], value_hash(vw[0])))
     sample = ranked[:MAX_WINDOWED_VALUES]
@@ -225,26 +246,37 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     sample_floor = floor / scale
     # a window's counts depend only on its shapes' weights and hex context: windows of equal signatures
     # (list items at every position, a fixed-width value seen from either end) count once
-    for shapes in windows.values():
+    for key, shapes in windows.items():
         if len(shapes) > WINDOW_SHAPES:
             shapes = dict(sorted(shapes.items(), key=lambda kv: -kv[1])[:WINDOW_SHAPES])
         sig = frozenset(shapes.items())
-        if sig in seen or sum(shapes.values()) < sample_floor:
+        present = sum(shapes.values())
+        led = key[0] in "SE"
+        if sig in seen or (present * scale < present_floor if led else present < sample_floor):
             continue
         seen.add(sig)
-        ctx = _hex_context(shapes)
-        counts: dict[str, int] = {}
-        cget = counts.get
-        for sub, w in shapes.items():
-            for p in _sub_patterns(sub, ctx):
-                counts[p] = cget(p, 0) + w
         get = out.get
-        for p, n in counts.items():
-            if n >= sample_floor:
+        for p, n in _pattern_counts(shapes).items():
+            if led:  # a pseudo-column of the values holding the delimiter there: counts relative to them
+                n = min(total, round(total * n / present))
+            elif n >= sample_floor:
                 n = min(total, round(n * scale))
-                if n >= floor and n > get(p, 0):
-                    out[p] = n
+            else:
+                continue
+            if n >= floor and n > get(p, 0):
+                out[p] = n
     return out
+
+
+def _pattern_counts(shapes: dict[tuple, int]) -> dict[str, int]:
+    """Weight of the window's values matching each pattern of its sub-shapes."""
+    ctx = _hex_context(shapes)
+    counts: dict[str, int] = {}
+    cget = counts.get
+    for sub, w in shapes.items():
+        for p in _sub_patterns(sub, ctx):
+            counts[p] = cget(p, 0) + w
+    return counts
 
 
 def _hex_context(shapes: dict[tuple, int]) -> tuple[bool, ...]:
