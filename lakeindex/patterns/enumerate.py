@@ -23,8 +23,8 @@ column into FPR_T(p) and Cov_T(p) (paper Definitions 3-7). What "enough" and ``c
   count_D(p) = max(count of p over D's whole values, max over windows of count of p in D[i..j]), a
   window count taken only if it reaches |D|/``window_share`` (a half: windows are cut by word
   position, and a minority there is misalignment, not impurity). A window led by a delimiter (the
-  k-th ``/`` and 1-3 words after it) is a pseudo-column of the values holding it, at least the
-  evidence share of D: its count is |D| times the share of those values matching p.
+  k-th ``/`` and 1-3 words after it) is a pseudo-column of the values holding it, which must be at
+  least that share of D too: its count is |D| times the share of those values matching p.
   D covers p when that max reaches the floor. So each lake column counts at most once per pattern,
   FPR_T of a segment pattern is the mean impurity of p over the columns where p is a domain (whole
   or as a part at its best-fitting position), and indexes still merge by key-wise addition.
@@ -232,8 +232,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if wide_list and limits.window_edge and nwide + unlisted >= floor:
         get = counts.get
         for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge,
-                                  limits.window_floor(total), limits.window_words, limits.window_lead,
-                                  floor).items():
+                                  limits.window_floor(total), limits.window_words, limits.window_lead).items():
             if n > get(p, 0):
                 counts[p] = n
     if sampled:  # estimated weights: counts back to whole values

@@ -21,15 +21,16 @@ timestamp with a zone (8 words) three. Four-word windows made 85% of a format-3 
 counted from the start or from the end (keys ``("S", run, k, words - 1)``/``("E", ...)``), as a record
 cut counts its fields: the third ``/`` of a URL is the third whatever its host's length. Such a window
 is a pseudo-column of the values that hold it, like a field only some records have or a query string
-only some URLs carry: its counts are taken relative to those values, and it needs the column's
-evidence share of them. ``/<digit>+`` then says how often the word after a given slash is a number
+only some URLs carry: its counts are taken relative to those values, which must be the window share
+of the column (below). ``/<digit>+`` then says how often the word after a given slash is a number
 in the lake's paths and URLs, which whole narrow columns cannot (``<lower>+`` has FPR 0.10 on the wide
 bench lake from status words and names; ``/<lower>+`` 0.06, ``/<digit>+`` 0.009, ``.<lower>+`` 0.002).
 A delimiter and one word never get ``<alphanum>+``: every word is one, so it would be pure by
 construction. A path of six segments can then cost six led windows rather than six ``<alphanum>+``.
 
 *Window share* (``window_share``, default 2): a window pattern is evidence from D only where it holds
-at least half of D's values at one window, not the 1/16 of whole columns. A pseudo-column D[i..j] is
+at least half of D's values at one window (half of the values holding a led window, which half of D
+must hold), not the 1/16 of whole columns. A pseudo-column D[i..j] is
 our own cut by word position, and URLs of hosts with 3 and 6 words, or paths of 3 to 8 segments,
 put different parts of their values at one position; the 1/16 share counted that misalignment as
 the impurity of ``<lower>+/<digit>+`` (FPR 0.197 on the wide bench lake; 0.105 at one half). The
@@ -206,15 +207,14 @@ def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
 
 
 def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
-                  floor: float, max_words: int = WINDOW_WORDS, lead: bool = False,
-                  present_floor: float = 0.0) -> dict[str, int]:
+                  floor: float, max_words: int = WINDOW_WORDS, lead: bool = False) -> dict[str, int]:
     """Best count of each window pattern over the windows of a column (module docstring).
 
     ``values``: the column's distinct values with weights and whether each is wider than tau;
     ``unlisted``: the weight of wide values not given (estimated from those given); ``total``: |D|.
     Nothing when the wide values of the sample are free text (:func:`structured`). Only counts >=
-    ``floor`` are kept. A led window's count is relative to the values holding it (scaled to ``total``),
-    and only windows that ``present_floor`` of the column's values hold are counted.
+    ``floor`` are kept, from windows that at least ``floor`` values hold; a led window's count is
+    relative to the values holding it (scaled to ``total``).
     """
     ranked = sorted(values, key=lambda vw: (-vw[1], value_hash(vw[0])))
     sample = ranked[:MAX_WINDOWED_VALUES]
@@ -252,7 +252,7 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
         sig = frozenset(shapes.items())
         present = sum(shapes.values())
         led = key[0] in "SE"
-        if sig in seen or (present * scale < present_floor if led else present < sample_floor):
+        if sig in seen or present < sample_floor:
             continue
         seen.add(sig)
         get = out.get
