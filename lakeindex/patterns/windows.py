@@ -24,7 +24,7 @@ is a pseudo-column of the values that hold it, like a field only some records ha
 only some URLs carry: its counts are taken relative to those values, which must be the window share
 of the column (below). ``/<digit>+`` then says how often the word after a given slash is a number
 in the lake's paths and URLs, which whole narrow columns cannot (``<lower>+`` has FPR 0.10 on the wide
-bench lake from status words and names; ``/<lower>+`` 0.06, ``/<digit>+`` 0.009, ``.<lower>+`` 0.002).
+bench lake from status words and names; ``/<lower>+`` 0.06, ``/<digit>+`` 0.007, ``.<lower>+`` 0.002).
 A delimiter and one word never get ``<alphanum>+``: every word is one, so it would be pure by
 construction. A path of six segments can then cost six led windows rather than six ``<alphanum>+``.
 
