@@ -242,23 +242,23 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
             else:
                 shapes[sub] = shapes.get(sub, 0) + w
     out: dict[str, int] = {}
-    seen: set[frozenset] = set()
+    seen: set[tuple] = set()
     sample_floor = floor / scale
     # a window's counts depend only on its shapes' weights and hex context: windows of equal signatures
     # (list items at every position, a fixed-width value seen from either end) count once
     for key, shapes in windows.items():
+        held = sum(shapes.values())  # weight of the values holding the window
         if len(shapes) > WINDOW_SHAPES:
             shapes = dict(sorted(shapes.items(), key=lambda kv: -kv[1])[:WINDOW_SHAPES])
-        sig = frozenset(shapes.items())
-        present = sum(shapes.values())
         led = key[0] in "SE"
-        if sig in seen or present < sample_floor:
+        sig = (frozenset(shapes.items()), held if led else 0)
+        if sig in seen or sum(shapes.values()) < sample_floor:
             continue
         seen.add(sig)
         get = out.get
         for p, n in _pattern_counts(shapes).items():
             if led:  # a pseudo-column of the values holding the delimiter there: counts relative to them
-                n = min(total, round(total * n / present))
+                n = min(total, round(total * n / held))
             elif n >= sample_floor:
                 n = min(total, round(n * scale))
             else:
