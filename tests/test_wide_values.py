@@ -311,3 +311,27 @@ def test_a_window_led_by_a_delimiter_counts_among_the_values_holding_it():
     assert cp.counts["=<lower>+"] == 15 and "=<digit>+" not in cp.counts
     rare = column_patterns([u + "?team=east" for u in base[:9]] + base[9:])
     assert not any(p.startswith(("?", "=")) for p in rare.counts)
+
+
+def test_an_incremental_build_on_an_index_of_other_limits_names_the_options_to_pass(tmp_path):
+    """An index built before ``window_share``/``window_lead`` reads as built with 16 and 0; extending it
+    with this version's defaults is refused before any Spark work, naming each option and its value."""
+    import json
+
+    from lakeindex.index.build import build_index
+    from lakeindex.index.build_options import BuildError
+    from lakeindex.index.local_build import build_from_columns
+    from lakeindex.index.store import current_version
+
+    build_from_columns([["a-1", "b-2"]] * 2, tmp_path / "ix")
+    meta_path = tmp_path / "ix" / current_version(tmp_path / "ix") / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    for knob in ("window_share", "window_lead"):
+        del meta["limits"][knob]
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(BuildError) as err:
+        build_index(None, "lake", tmp_path / "ix", EnumerationLimits(), incremental=True)
+    message = str(err.value)
+    assert "window_share is 16 in the index, 2 here: pass --window-share 16" in message
+    assert "window_lead is 0 in the index, 1 here: pass --window-lead 0" in message
+    assert "tau is" not in message  # equal limits are not listed

@@ -35,7 +35,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from lakeindex import __version__
-from lakeindex.index.build_options import BuildError
+from lakeindex.index.build_options import BuildError, limit_differences
 from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
@@ -264,8 +264,8 @@ def build_index(spark: SparkSession, lake: str, out: str | Path, limits: Enumera
         old_limits = EnumerationLimits.from_dict(old.meta["limits"])
         known = {t["table"]: t for t in old.tables()}
     if old_limits != limits:
-        raise BuildError(f"index {out} was built with {old_limits}; an incremental build must use the "
-                         "same limits (or run a full build)")
+        raise BuildError(f"index {out} was built with other limits; an incremental build must use the same "
+                         f"(or run a full build): {'; '.join(limit_differences(old_limits, limits))}")
     delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
         # the delta keeps every pattern so the merge adds exact sums; the floor applies after

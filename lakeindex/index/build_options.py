@@ -47,6 +47,25 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
+# limits a build command sets, by option
+FLAGS = {"tau": "--tau", "window_edge": "--window-edge", "wide_templates": "--wide-templates",
+         "window_share": "--window-share", "window_lead": "--window-lead", "max_constants": "--max-constants",
+         "const_share": "--const-share", "min_share": "--min-share"}
+
+
+def limit_differences(index: EnumerationLimits, build: EnumerationLimits) -> list[str]:
+    """How a build's limits differ from an index's, each with the option that restores the index's value
+    (an incremental build must match them: its delta is added to the index key by key)."""
+    out = []
+    for name, was in index.to_dict().items():
+        now = getattr(build, name)
+        if was != now:
+            flag = FLAGS.get(name)
+            fix = f": pass {flag} {was}" if flag else ""
+            out.append(f"{name} is {was} in the index, {now} here{fix}")
+    return out
+
+
 def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     """Enumeration limits named by parsed build options."""
     try:
