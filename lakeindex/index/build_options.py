@@ -47,10 +47,13 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress on stderr")
 
 
-# limits a build command sets, by option
-FLAGS = {"tau": "--tau", "window_edge": "--window-edge", "wide_templates": "--wide-templates",
-         "window_share": "--window-share", "window_lead": "--window-lead", "max_constants": "--max-constants",
-         "const_share": "--const-share", "min_share": "--min-share"}
+# the limits a build command sets, each by the option of the same name (``--window-share``)
+LIMIT_OPTIONS = ("tau", "max_constants", "const_share", "min_share", "window_edge", "wide_templates",
+                 "window_share", "window_lead")
+
+
+def _option(name: str) -> str:
+    return "--" + name.replace("_", "-")
 
 
 def limit_differences(index: EnumerationLimits, build: EnumerationLimits) -> list[str]:
@@ -60,8 +63,7 @@ def limit_differences(index: EnumerationLimits, build: EnumerationLimits) -> lis
     for name, was in index.to_dict().items():
         now = getattr(build, name)
         if was != now:
-            flag = FLAGS.get(name)
-            fix = f": pass {flag} {was}" if flag else ""
+            fix = f": pass {_option(name)} {was}" if name in LIMIT_OPTIONS else ""
             out.append(f"{name} is {was} in the index, {now} here{fix}")
     return out
 
@@ -69,9 +71,6 @@ def limit_differences(index: EnumerationLimits, build: EnumerationLimits) -> lis
 def limits_from_args(args: argparse.Namespace) -> EnumerationLimits:
     """Enumeration limits named by parsed build options."""
     try:
-        return EnumerationLimits(tau=args.tau, max_constants=args.max_constants, const_share=args.const_share,
-                                 min_share=args.min_share, window_edge=args.window_edge,
-                                 wide_templates=args.wide_templates, window_share=args.window_share,
-                                 window_lead=args.window_lead)
+        return EnumerationLimits(**{name: getattr(args, name) for name in LIMIT_OPTIONS})
     except ValueError as exc:
         raise BuildError(str(exc)) from exc

@@ -131,18 +131,19 @@ def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WOR
     words = [i for i, p in enumerate(parts) if not isinstance(p, str)]
     nw = len(words)
     out = []
-    runs: dict[str, list[int]] = {}
-    if lead:
-        for si in range(nw):
-            if words[si] > 0:
-                runs.setdefault(parts[words[si] - 1], []).append(si)
+    # per word after a symbol run (which leads its windows): the run, its occurrence among equal runs
+    # from the start and from the end
+    led_at = [si for si in range(nw) if words[si] > 0] if lead else []
+    times = Counter(parts[words[si] - 1] for si in led_at)
+    seen: Counter[str] = Counter()
     occ: dict[int, tuple[str, int, int]] = {}
-    for run, at in runs.items():
-        for k, si in enumerate(at):
-            occ[si] = (run, k, len(at) - 1 - k)
+    for si in led_at:
+        run = parts[words[si] - 1]
+        occ[si] = (run, seen[run], times[run] - 1 - seen[run])
+        seen[run] += 1
     for si in range(nw):
         first = words[si]
-        led = lead and first > 0  # a word after a symbol run: the run leads a window
+        led = occ.get(si)
         for ei in range(si, min(nw, si + max_words)):
             last = words[ei] + 1
             if ei > si and last - first <= tau:
@@ -153,7 +154,7 @@ def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WOR
                     out.append((("e", nw - 1 - si, nw - 1 - ei), sub))
             if led and last - first < tau:
                 sub = parts[first - 1:last]
-                run, k, back = occ[si]
+                run, k, back = led
                 if k < edge:
                     out.append((("S", run, k, ei - si), sub))
                 if back < edge:
