@@ -150,16 +150,16 @@ def _signed_lists(rng: random.Random, n: int, item) -> list[str]:
 
 @pytest.fixture
 def top_solves(monkeypatch):
-    """The distinct values of each whole-column solve (depth 0; list items and record fields are deeper)."""
+    """The distinct values of each whole-column solve (``_column``: its first search, and the second
+    where the first finds no rule; list items and record fields are parts, solved inside them)."""
     sizes: list[int] = []
-    real = AutoValidator._solve
+    real = AutoValidator._column
 
-    def spy(self, counts, depth, *args, **kwargs):
-        if depth == 0:
-            sizes.append(len(counts))
-        return real(self, counts, depth, *args, **kwargs)
+    def spy(self, counts):
+        sizes.append(len(counts))
+        return real(self, counts)
 
-    monkeypatch.setattr(AutoValidator, "_solve", spy)
+    monkeypatch.setattr(AutoValidator, "_column", spy)
     return sizes
 
 

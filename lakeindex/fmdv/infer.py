@@ -106,9 +106,31 @@ class AutoValidator:
             self.solver_ = SegmentSolver(self.index)
         self.m_ = default_coverage(self.solver_.index.meta) if self.m is None else self.m
         self._memo: dict[tuple, Segmentation | None] = {}
-        self._no_rule: dict[tuple, float] = {}  # per (values, depth): the largest cap with no rule (see _solve)
+        self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._part_solves = 0
+        self._extended = False  # the second search's forms (see ``_column``)
+
+    def _column(self, counts: Counter[str]) -> Segmentation | None:
+        """A column's rule: the search of ``_solve``, then, only where it finds none (and vertical cuts
+        are on), a second search that adds two forms to lists and records: words joined by a symbol only
+        some values hold (``repetition.joined_rule``) and a last field only some values hold
+        (``records`` module docstring).
+
+        Added to the first search, the two forms add part solves to every list and record it tries: on
+        the held-out composite benchmark, a record of three ISO timestamps then ran out of
+        ``MAX_PART_SOLVES`` and lost its rule. In a search of their own they leave every rule the first
+        search finds as it is; the second search has its own bound on part solves and its own results
+        (``_solve``'s keys), so a fit that finds no rule does at most twice the work.
+        """
+        result = self._solve(counts, 0)
+        if result is not None or self.method not in ("fmdv-v", "fmdv-vh"):
+            return result
+        self._part_solves, self._extended = 0, True
+        try:
+            return self._solve(counts, 0)
+        finally:
+            self._extended = False
 
     def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
         c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_, cap)
@@ -149,7 +171,7 @@ class AutoValidator:
         conform, or the whole rule would reject them. Columns travel as counts, so the items of 1,000
         lists are cut and tallied once per distinct list, and a result is the same as on the values."""
         cap = self.r if cap is None else min(cap, self.r)
-        column = (tuple(values.items()), depth)
+        column = (tuple(values.items()), depth, self._extended)  # each search keeps its own results
         key = (*column, cap)
         if key in self._memo:
             return self._memo[key]
@@ -211,7 +233,8 @@ class AutoValidator:
             return self._part(column, depth + 1, budget)
 
         tallies = separator_tallies(nonempty_counts(values), tol)  # lists and records try the same separators
-        rules = (repetition_rule(values, part, tol, cap, tallies), record_rule(values, part, tol, cap, tallies))
+        rules = (repetition_rule(values, part, tol, cap, tallies, joined=self._extended),
+                 record_rule(values, part, tol, cap, tallies, optional=self._extended))
         cands = [c for c in rules if c is not None and c.fpr <= cap]
         if not cands:
             return None
@@ -239,20 +262,20 @@ class AutoValidator:
         k = self.solver_.limits.max_distinct
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
-            return self._solve(counts, 0)
+            return self._column(counts)
         strata = _strata(distinct, skeleton, k // 2)
         if strata is not None:
-            result = self._solve(Counter(stratified_sample(distinct, strata.__getitem__, k)), 0)
+            result = self._column(Counter(stratified_sample(distinct, strata.__getitem__, k)))
             if result is None or self._holds(result, distinct):
                 return result
         else:
             strata = _strata(distinct, signless_skeleton, k // 2)
             if strata is not None:
-                result = self._solve(Counter(stratified_sample(distinct, strata.__getitem__, k)), 0)
+                result = self._column(Counter(stratified_sample(distinct, strata.__getitem__, k)))
                 if result is not None and self._holds(result, distinct):
                     return result
         self._part_solves = 0  # the full solve gets its own bound on parts
-        return self._solve(counts, 0)
+        return self._column(counts)
 
     def _holds(self, result: Segmentation, distinct: dict[str, int]) -> bool:
         """A sample's rule stands for the column: no more of its values fail it than the method

@@ -17,7 +17,20 @@ nested list or record inside a field searches only rules that fit its share. A s
 once its fields add up to the best rule's FPR (it cannot win); the best rule does not shrink the
 fields' budgets, so every separator's fields are narrowed alike and compete fairly.
 
-Separators are tried rarest first (the top level of a record cuts least often), at most three.
+Separators are tried delimiters first, then rarest first (the top level of a record cuts least often),
+at most three. Delimiters are the symbols that separate fields in delimited text and almost nowhere
+else (``| ; , # ~``, as in the candidates of Python's ``csv.Sniffer``), and runs of one repeated symbol
+(``::``). Without them first, the runs that join a field separator to its neighbour's first symbol
+(``|/`` and ``|\\\\`` in ``ts|/a/b|\\\\srv\\x|ts``, each once per value) and a timestamp's ``.``
+outranked ``|``, which cuts three times, and the record was never cut there.
+
+*An optional last field* (``optional``): a URL whose query string only some values carry
+(``https://h/a?k=v`` among ``https://h/b``), a file name with an optional fragment. A symbol that cuts
+some values once and the others nowhere, each side at least ``OPTIONAL_SHARE`` of the values, gives the
+rule ``F0<opt>SEP F1</opt>``: the first field over every value, the second over those that hold it, FPRs
+summed as for any record (and as vertical cuts charge an optional block). The floor on the values
+without the field keeps ad-hoc values out: a ``none`` among sentences that hold a comma is no record
+without its last field.
 """
 
 from __future__ import annotations
@@ -27,10 +40,22 @@ from collections.abc import Callable, Iterable, Mapping
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
-from lakeindex.fmdv.split import MAX_CANDIDATES, part_budget, separator_tallies, split_items, tally
-from lakeindex.patterns.pattern import PatternError, compiled, escape_literal
+from lakeindex.fmdv.split import (
+    MAX_CANDIDATES,
+    cut_tally,
+    part_budget,
+    separator_tallies,
+    split_items,
+    symbol_presence,
+    tally,
+)
+from lakeindex.patterns.pattern import OPT_CLOSE, OPT_OPEN, PatternError, compiled, escape_literal
 
 MAX_FIELDS = 16
+DELIMITERS = frozenset("|;,#~")
+# an optional last field is held, and lacked, by at least this share of the values each (fewer lacking
+# it are ad-hoc values, the horizontal cut's theta: 0.1 by default)
+OPTIONAL_SHARE = 0.1
 
 Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
 
@@ -46,28 +71,56 @@ def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     for sep, cuts in (separator_tallies(counts, tol) if tallies is None else tallies).items():
         n, share = cuts.most_common(1)[0]
         if 1 <= n < MAX_FIELDS and share >= (1 - tol) * total:
-            found.append((n, -len(sep), sep))
-    return [(s, n) for n, _, s in sorted(found)[:MAX_CANDIDATES]]
+            found.append((not is_delimiter(sep), n, -len(sep), sep))
+    return [(s, n) for _, n, _, s in sorted(found)[:MAX_CANDIDATES]]
+
+
+def is_delimiter(sep: str) -> bool:
+    """A field delimiter of delimited text (module docstring): tried before other separators."""
+    return set(sep) <= DELIMITERS or (len(sep) > 1 and len(set(sep)) == 1)
+
+
+def optional_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> list[str]:
+    """Symbols that cut every value once or nowhere, each side at least ``OPTIONAL_SHARE`` of the values
+    and the side without a cut at least ``tol`` of them (fewer are values a horizontal cut removes): the
+    separators of an optional last field (module docstring), most held first, at most ``MAX_CANDIDATES``."""
+    counts = Counter(values)
+    total = sum(counts.values())
+    least = OPTIONAL_SHARE * total
+    found = []
+    for sep, held in sorted(symbol_presence(counts).items(), key=lambda kv: (-kv[1], kv[0])):
+        if held < least or held >= total:
+            continue
+        cuts = cut_tally(counts, sep)
+        if max(cuts) == 1 and cuts[1] >= least and cuts[0] >= max(OPTIONAL_SHARE, tol) * total:
+            found.append(sep)
+    return found[:MAX_CANDIDATES]
 
 
 def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
-                budget: float = float("inf"), tallies: Mapping[str, Counter[int]] | None = None) -> Candidate | None:
+                budget: float = float("inf"), tallies: Mapping[str, Counter[int]] | None = None,
+                optional: bool = False) -> Candidate | None:
     """The best record rule over ``values`` (a list, or counts per value) with FPR <= ``budget``, or
     None: all values but ``tol`` of them must be records of the form learned (the others are ad-hoc
     values a horizontal cut removes).
 
     ``solve(column, budget)`` learns the pattern of one field column, given as counts per value, from
     the index, with FPR at most ``budget`` (None if there is none). ``tallies``: the non-empty values'
-    ``separator_tallies`` if computed already.
+    ``separator_tallies`` if computed already. ``optional``: try records whose last field only some
+    values hold too (module docstring).
     """
     counts = nonempty_counts(values)
     if not counts:
         return None
     total = sum(counts.values())
     best: Candidate | None = None
-    for sep, cuts in record_separators(counts, tol, tallies):
-        rows = [(r, n) for r, n in ((split_items(v, sep), n) for v, n in counts.items()) if len(r) == cuts + 1]
-        columns = [tally((r[f], n) for r, n in rows) for f in range(cuts + 1)]
+    forms = [(sep, cuts, False) for sep, cuts in record_separators(counts, tol, tallies)]
+    if optional:
+        forms += [(sep, 1, True) for sep in optional_separators(counts, tol)]
+    for sep, cuts, last_optional in forms:
+        rows = [(r, n) for r, n in ((split_items(v, sep), n) for v, n in counts.items())
+                if len(r) == cuts + 1 or (last_optional and len(r) == cuts)]
+        columns = [tally((r[f], n) for r, n in rows if f < len(r)) for f in range(cuts + 1)]
         if not all(all(column) for column in columns):
             continue  # an empty field
         found: dict[int, Candidate] = {}
@@ -82,7 +135,10 @@ def record_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
                 break  # cannot beat the rule found already: its other fields need not be solved
         else:
             fields = [found[f] for f in range(cuts + 1)]
-            pattern = escape_literal(sep).join(c.pattern for c in fields)
+            e = escape_literal(sep)
+            pattern = e.join(c.pattern for c in fields[:-1])
+            last = e + fields[-1].pattern
+            pattern += OPT_OPEN + last + OPT_CLOSE if last_optional else last
             try:
                 match = compiled(pattern).fullmatch
             except PatternError:

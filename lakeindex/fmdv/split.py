@@ -89,6 +89,15 @@ def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
     return out
 
 
+def symbol_presence(counts: Mapping[str, int]) -> Counter[str]:
+    """How many values (by count) hold each single-symbol separator, in one pass over the values."""
+    present: Counter[str] = Counter()
+    for v, w in counts.items():
+        for c in _SYMBOL_SET.intersection(v):
+            present[c] += w
+    return present
+
+
 def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.0) -> dict[str, Counter[int]]:
     """The separators worth trying, each with how many values (by count) it cuts how many times: symbol
     strings that cut all values but ``tol`` of them at least once (single symbols, and the symbol runs
@@ -99,10 +108,7 @@ def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.
         return {}
     total = sum(counts.values())
     need = (1 - tol) * total
-    present: Counter[str] = Counter()  # one pass over the values for all single symbols
-    for v, w in counts.items():
-        for c in _SYMBOL_SET.intersection(v):
-            present[c] += w
+    present = symbol_presence(counts)
     cands = [c for c in _SYMBOLS if present[c] >= need]
     for run in _RUNS.findall(max(counts, key=len)):
         if (not run[0].isalnum() and len(run) > 1 and run not in cands

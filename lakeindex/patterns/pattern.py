@@ -7,7 +7,8 @@ backslash so that every pattern has exactly one string form (the index key) and 
 
 Rules (never index keys) may also hold *repetition blocks*, ``<rep>...</rep>{k}``, ``{k,}`` or
 ``{k,l}``, regex ``(?:...){k}``: a list of items with one separator, ``<digit>+<rep>|<digit>+</rep>{23}``
-for 24 numbers. A block starts with its separator, symbols no other part of the block may hold
+for 24 numbers; k may be 0 before a comma (``{0,}``: words joined by a symbol, one or more of them).
+A block starts with its separator, symbols no other part of the block may hold
 (and no ``<all>``, no ``<num>`` if the separator has a dot), so each repetition ends where the
 next separator starts and matching cannot backtrack. An optional block may sit inside it. A record
 may hold several lists (two path fields), so blocks may follow one another, each with its own
@@ -124,8 +125,10 @@ class _Parser:
         if self.rep < 0 or self.rep == len(out) - 1 or self.block >= 0 or not m:
             raise PatternError(f"bad {REP_CLOSE}{{k}} at position {i} in {pattern!r}")
         lo, comma, hi = int(m.group(1)), m.group(2), m.group(3)
-        if not 1 <= lo <= MAX_REPEAT or (hi is not None and not lo <= int(hi) <= MAX_REPEAT) \
-                or (hi is not None and not comma):
+        # {0,} and {0,k} repeat a block at most that often (words joined by a symbol, one or more of
+        # them); {0} alone would be an empty block
+        if not 0 <= lo <= MAX_REPEAT or (lo == 0 and (not comma or hi == "0")) \
+                or (hi is not None and not lo <= int(hi) <= MAX_REPEAT) or (hi is not None and not comma):
             raise PatternError(f"bad repetition count at position {i} in {pattern!r}")
         out.append(Element("/rep", m.group(0)[len(REP_CLOSE):], lo))
         sep = _check_repetition(out[self.rep + 1:-1], pattern)
@@ -284,7 +287,10 @@ def example(pattern: str) -> str:
         if e.cls == "rep":
             rep_start = len(out)
         elif e.cls == "/rep":
-            out.extend(out[rep_start:] * (e.k - 1))
+            if e.k == 0:
+                del out[rep_start:]
+            else:
+                out.extend(out[rep_start:] * (e.k - 1))
         elif e.cls in ("opt", "/opt"):
             skip = e.cls == "opt"
         elif skip:

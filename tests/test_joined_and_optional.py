@@ -1,0 +1,217 @@
+"""Symbols only some values hold: joined words, optional last fields, delimiters first, the second search.
+
+Covers lakeindex.fmdv.repetition.joined_rule, the optional last field of lakeindex.fmdv.records, the
+delimiter ranking of record separators, ``{0,}`` repetition blocks, and AutoValidator's second search
+(``_column``), which alone tries the first two. Expectations are written out by hand from the modules'
+docstrings; the end-to-end FPRs come from a lake whose every column holds 3 ad-hoc values in 60.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+import lakeindex.fmdv.records as records
+import lakeindex.fmdv.repetition as repetition
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.records import optional_separators, record_rule, record_separators
+from lakeindex.fmdv.repetition import joined_rule, repetition_rule
+from lakeindex.fmdv.search import Candidate
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader
+from lakeindex.patterns.pattern import PatternError, example, format_elements, matches, parse, to_regex
+
+# The part solver the rules ask: the first pattern every value of the column matches, with a made-up
+# FPR and coverage, None when none fits or its FPR is over the budget.
+STUB = [("<digit>+", 0.01, 50), ("<lower>+", 0.02, 40), ("ids=<digit>+", 0.03, 5)]
+asked: list[Counter] = []
+
+
+def stub_solve(column: Counter, budget: float = float("inf")) -> Candidate | None:
+    asked.append(Counter(column))
+    for pattern, fpr, cov in STUB:
+        if all(matches(pattern, v) for v in column):
+            return Candidate(pattern, fpr, cov) if fpr <= budget else None
+    return None
+
+
+def accepts(pattern: str, accept: list[str], reject: list[str]) -> None:
+    assert [v for v in accept if not matches(pattern, v)] == [], pattern
+    assert [v for v in reject if matches(pattern, v)] == [], pattern
+
+
+# ---------------------------------------------------------------------------------------------------
+# {0,}: a block repeated zero or more times
+
+
+def test_a_block_may_repeat_zero_or_more_times():
+    p = "<lower>+<rep>-<lower>+</rep>{0,}"
+    assert to_regex(p) == r"^[a-z]+(?:\-[a-z]+){0,}$"
+    assert format_elements(parse(p)) == p
+    assert example(p) == "a"  # the block zero times
+    accepts(p, ["a", "ab-cd", "a-b-c-d"], ["", "-a", "a-", "a--b", "A-b"])
+    assert example("<digit>+<rep>,<digit>+</rep>{0,2}") == "0"
+
+
+@pytest.mark.parametrize("bad", ["<lower>+<rep>-<lower>+</rep>{0}", "<lower>+<rep>-<lower>+</rep>{0,0}"])
+def test_a_block_repeated_exactly_zero_times_is_refused(bad):
+    with pytest.raises(PatternError):
+        parse(bad)
+
+
+# ---------------------------------------------------------------------------------------------------
+# joined words
+
+
+def test_words_joined_by_a_symbol_some_values_hold_are_one_word_domain():
+    """Folders ``finance-reports`` among ``config``: the words of every value, each with its value's
+    count, are one column (finance 2, reports 2, config 3, raw 1), and the rule charges the word
+    pattern once; no value joins more than two words, so the second is an optional block."""
+    asked.clear()
+    values = Counter({"finance-reports": 2, "config": 3, "raw": 1})
+    cand = joined_rule(values, stub_solve)
+    assert asked == [Counter({"finance": 2, "reports": 2, "config": 3, "raw": 1})]
+    assert cand == Candidate("<lower>+<opt>-<lower>+</opt>", 0.02, 40)
+    accepts(cand.pattern, ["a", "ab-cd"], ["a-b-c", "a-", "-a", "a_b", "a--b"])
+
+
+def test_three_joined_words_or_more_repeat_the_block():
+    cand = joined_rule(["a-b-c", "de", "f-g"], stub_solve)
+    assert cand == Candidate("<lower>+<rep>-<lower>+</rep>{0,}", 0.02, 40)
+    accepts(cand.pattern, ["x", "x-y", "x-y-z-w"], ["x-", "x--y", "x-1"])
+
+
+@pytest.mark.parametrize("values", [
+    ["a-b", "c-d", "e-f"],  # every value holds the symbol: a list or a record, not joined words
+    ["a-b.c", "d", "e"],  # "b.c" is no word at "-", and "a-b" none at "."
+    ["-a", "b", "c"],  # an empty word before the symbol
+    ["a", "b", "c"],  # no symbol
+])
+def test_joined_words_need_words_between_a_symbol_only_some_values_hold(values):
+    assert joined_rule(values, stub_solve) is None
+
+
+def test_a_symbol_held_by_fewer_than_the_join_share_is_not_tried():
+    """19 words and one joined pair: the symbol is in 5% of the values, the share's floor (tried);
+    with 39 words, 2.5% (not tried)."""
+    assert repetition.JOIN_SHARE == 0.05
+    assert joined_rule(["ab"] * 19 + ["cd-ef"], stub_solve) is not None
+    assert joined_rule(["ab"] * 39 + ["cd-ef"], stub_solve) is None
+
+
+def test_joined_words_stay_within_the_budget():
+    assert joined_rule(["a-b", "c"], stub_solve, budget=0.02) is not None
+    assert joined_rule(["a-b", "c"], stub_solve, budget=0.01) is None  # <lower>+ costs 0.02
+
+
+def test_the_list_rule_tries_joined_words_only_when_asked():
+    values = ["finance-reports", "config", "raw"]
+    assert repetition_rule(values, stub_solve) is None
+    assert repetition_rule(values, stub_solve, joined=True) == Candidate("<lower>+<opt>-<lower>+</opt>", 0.02, 40)
+
+
+# ---------------------------------------------------------------------------------------------------
+# optional last field
+
+URLS = ["ab?ids=1", "cd?ids=22", "ef", "gh"]
+
+
+def test_a_last_field_only_some_values_hold_is_optional():
+    """``?`` cuts half the values once and the rest nowhere: the first field is solved over all four
+    values, the second over the two that hold it, and the FPRs add up (0.02 + 0.03)."""
+    assert record_separators(URLS) == []  # no symbol cuts every value: no plain record
+    assert optional_separators(URLS) == ["=", "?"]  # most held first, then by symbol
+    asked.clear()
+    cand = record_rule(URLS, stub_solve, optional=True)
+    # at "=" the first field ("ab?ids") fits nothing; at "?" the fields, fewest distinct values first
+    assert asked[-2:] == [Counter({"ids=1": 1, "ids=22": 1}), Counter({"ab": 1, "cd": 1, "ef": 1, "gh": 1})]
+    assert cand == Candidate("<lower>+<opt>?ids=<digit>+</opt>", 0.05, 5)
+    accepts(cand.pattern, ["x", "x?ids=7"], ["x?", "x?ids=", "?ids=1", "x?ids=1?ids=2", "x?id=1"])
+    assert record_rule(URLS, stub_solve) is None  # only when asked
+
+
+def test_the_values_without_the_field_must_be_more_than_ad_hoc_values():
+    """One value in 20 without the field (5%) is below OPTIONAL_SHARE (10%): an ad-hoc value such as
+    ``none``, not a record without its last field. Two in 20 (10%) qualify, unless the tolerance (a
+    horizontal cut's theta) is larger."""
+    assert records.OPTIONAL_SHARE == 0.1
+    assert optional_separators(["ab?ids=1"] * 19 + ["none"]) == []
+    assert optional_separators(["ab?ids=1"] * 18 + ["none", "x"]) == ["=", "?"]
+    assert optional_separators(["ab?ids=1"] * 18 + ["none", "x"], tol=0.15) == []
+    # and the values with it must be a tenth too; a symbol cutting a value twice is no optional field
+    assert optional_separators(["ab"] * 19 + ["cd?ids=1"]) == []
+    assert optional_separators(["a?b?c", "d", "e?f", "g"]) == []
+
+
+# ---------------------------------------------------------------------------------------------------
+# delimiters first
+
+
+def test_record_separators_are_tried_delimiters_first():
+    """``|`` cuts each value twice, ``/`` twice, ``.`` once, and ``|/`` (a run of the longest value) once.
+    Rarest first alone gave ``|/``, ``.``, ``/``: the record was never cut at ``|``."""
+    values = ["1.5|/a/b|x", "2.25|/c/d|y"]
+    assert record_separators(values) == [("|", 2), ("|/", 1), (".", 1)]
+    assert record_separators(["a::b::c", "d::e::f"]) == [("::", 2)]  # a run of one symbol is a delimiter
+    assert record_separators(["2024-01-02|ABC-12|ok", "2023-11-30|XY-7|fail"]) == [("|", 2), ("-", 3)]
+
+
+# ---------------------------------------------------------------------------------------------------
+# End to end: the second search
+
+
+def _word(rng: random.Random) -> str:
+    return "".join(rng.choices("abcdefghijklmnop", k=rng.randint(2, 7)))
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    """Columns of lower-case words and of numbers, each with 3 ad-hoc values in 60, so ``<lower>+`` and
+    ``<digit>+`` have FPR 3/60 = 0.05; no column holds a hyphen."""
+    rng = random.Random(4)
+    cols = [[_word(rng) for _ in range(57)] + ["-", "N/A", "?"] for _ in range(30)]
+    cols += [[str(rng.randint(0, 99999)) for _ in range(57)] + ["-", "N/A", "?"] for _ in range(30)]
+    path = tmp_path_factory.mktemp("joined") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        assert ix.get("<lower>+").fpr == pytest.approx(0.05)
+        yield ix
+
+
+def _paths(seed: int, n: int = 60) -> list[str]:
+    """3 to 5 folders, every third of them two words joined by a hyphen."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        folders = [_word(rng) + (f"-{_word(rng)}" if (i + k) % 3 == 0 else "") for k in range(3 + i % 3)]
+        out.append("/".join(folders))
+    return out
+
+
+def test_paths_of_joined_folders_get_a_rule_from_the_second_search(index, monkeypatch):
+    """The first search can only cut the folders vertically, ``<opt><lower>+-</opt><lower>+`` (0.05 +
+    0.05), over r = 0.08; the second finds the folders are joined words: the word domain once, 0.05."""
+    train = _paths(1)
+    rule = AutoValidator(index, "fmdv-vh", r=0.08).fit(train).rule_
+    assert rule.feasible, rule.reason
+    assert rule.pattern == "<lower>+<opt>-<lower>+</opt><rep>/<lower>+<opt>-<lower>+</opt></rep>{2,}"
+    assert rule.fpr == pytest.approx(0.05)
+    accepts(rule.pattern, _paths(2), ["ab/cd", "ab/Cd/ef", "ab/c--d/ef", "ab/-cd/ef", "ab/c-d-e/f", "ab//cd/ef"])
+    monkeypatch.setattr(repetition, "joined_rule", lambda *a, **k: None)
+    assert not AutoValidator(index, "fmdv-vh", r=0.08).fit(train).rule_.feasible
+
+
+def test_a_column_the_first_search_solves_never_reaches_the_second(index, monkeypatch):
+    """Lists of numbers have a rule in the first search: neither new form is even tried (spies that
+    fail), so every rule found before stands as it was."""
+    def never(*args, **kwargs):
+        raise AssertionError("the second search ran")
+
+    monkeypatch.setattr(repetition, "joined_rule", never)
+    monkeypatch.setattr(records, "optional_separators", never)
+    rng = random.Random(3)
+    train = ["|".join(str(rng.randint(0, 999)) for _ in range(3 + i % 5)) for i in range(60)]
+    rule = AutoValidator(index, "fmdv-vh").fit(train).rule_
+    assert rule.feasible and rule.pattern == "<digit>+<rep>|<digit>+</rep>{2,}"
