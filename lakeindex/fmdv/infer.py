@@ -108,6 +108,7 @@ class AutoValidator:
         self._memo: dict[tuple, Segmentation | None] = {}
         self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
+        self._flat: dict[tuple, Segmentation | None] = {}  # per (values, depth, cap): ``_aligned``'s result
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
 
@@ -182,21 +183,30 @@ class AutoValidator:
                 return None
             self._part_solves += 1
         vertical = self.method in ("fmdv-v", "fmdv-vh")
-        horizontal_cut = self.method.endswith("h") and depth == 0
-        result = None
-        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
-        if is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
-            col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
-            solve = partial(self._vertical if vertical else self._whole, cap=cap)
-            result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
-            if horizontal_cut:
-                result = self._with_covering(col, result)
+        flat = (column[0], depth, cap)
+        if flat in self._flat:  # the second search meets the first one's columns again
+            result = self._flat[flat]
+        else:
+            result = self._flat[flat] = self._aligned(values, depth, cap)
         if result is None and vertical and depth < MAX_DEPTH:
             result = self._composite(values, depth, cap)
         self._memo[key] = result
         if result is None and self._part_solves < MAX_PART_SOLVES:  # not for want of part solves
             self._no_rule[column] = max(cap, self._no_rule.get(column, -1.0))
         return result
+
+    def _aligned(self, values: Counter[str], depth: int, cap: float) -> Segmentation | None:
+        """FMDV[-V][-H] on the values as they align, without lists and records: the same in both
+        searches (``_column``), so the second takes the first one's results (``_flat``)."""
+        vertical = self.method in ("fmdv-v", "fmdv-vh")
+        horizontal_cut = self.method.endswith("h") and depth == 0
+        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
+        if not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
+            return None
+        col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
+        solve = partial(self._vertical if vertical else self._whole, cap=cap)
+        result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
+        return self._with_covering(col, result) if horizontal_cut else result
 
     def _part(self, values: Iterable[str] | Mapping[str, int], depth: int,
               budget: float | None = None) -> Candidate | None:
@@ -303,7 +313,7 @@ class AutoValidator:
         try:
             result = self._sampled(Counter(values))
         finally:
-            self._memo, self._no_rule, self._analyses = {}, {}, {}
+            self._memo, self._no_rule, self._analyses, self._flat = {}, {}, {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
