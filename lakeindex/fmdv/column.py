@@ -30,6 +30,9 @@ def part_label(part: object) -> tuple[str, str]:
     return ("w", "A")
 
 
+_WIDE_LABEL = ("w", "A")  # a word of several runs (part_label)
+
+
 def part_slots(part: object) -> int:
     """Number of slots a part holds."""
     return 0 if isinstance(part, str) else len(part)
@@ -114,15 +117,20 @@ def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple,
     alignment label; and the shape's ``repr`` (groups of equal weight are ordered by it). Cached: the
     same shapes come back in every query."""
     hit = _LAYOUTS.get(shape)
-    if hit is None:
-        starts, prefix = [], [0]
+    if hit is None:  # part_slots, part_tokens and part_label inlined: wide values' shapes often miss
+        starts, prefix, labels = [], [0], []
         s = t = 0
         for part in shape:
             starts.append(s)
-            s += part_slots(part)
-            t += part_tokens(part)
+            if isinstance(part, str):
+                t += 1
+                labels.append(("s", part))
+            else:
+                s += len(part)
+                t += len(part)
+                labels.append(part_label(part) if len(part) == 1 else _WIDE_LABEL)
             prefix.append(t)
-        hit = (tuple(starts), tuple(prefix), tuple(part_label(p) for p in shape), repr(shape))
+        hit = (tuple(starts), tuple(prefix), tuple(labels), repr(shape))
         _LAYOUTS.put(shape, hit, len(shape))
     return hit
 

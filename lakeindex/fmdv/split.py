@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from lakeindex.patterns.template_cache import WeightedLRU
 
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
+_SYMBOL_RUN = re.compile(r"[^A-Za-z0-9]+")  # what _RUNS finds between words: non-ASCII letters too
 # single-character separators tried (not spaces: natural language); "?" cuts a URL's query string from its address
 _SYMBOLS = "|#,;:_/~\\-.=&@+?"
 _SYMBOL_SET = frozenset(_SYMBOLS)
@@ -36,25 +37,23 @@ def split_items(value: str, sep: str) -> list[str]:
 
 
 def _split(value: str, sep: str) -> list[str]:
+    """The cuts, found among the value's symbol runs only (the regex visits its words in C)."""
+    if sep not in value:
+        return [value]
     items: list[str] = []
-    cur: list[str] = []
     chars = set(sep)
-    for run in _RUNS.findall(value):
-        if run[0].isalnum() and run.isascii():
-            cur.append(run)
-            continue
+    start = 0
+    for m in _SYMBOL_RUN.finditer(value):
+        run = m.group()
         at = run.find(sep)
         if at < 0 or run.count(sep) != 1:
-            cur.append(run)
             continue
-        left, right = run[:at], run[at + len(sep):]
-        if chars & set(left) or chars & set(right):
-            cur.append(run)
+        if chars.intersection(run[:at]) or chars.intersection(run[at + len(sep):]):
             continue
-        cur.append(left)
-        items.append("".join(cur))
-        cur = [right]
-    items.append("".join(cur))
+        cut = m.start() + at
+        items.append(value[start:cut])
+        start = cut + len(sep)
+    items.append(value[start:])
     return items
 
 
