@@ -10,7 +10,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -87,10 +87,12 @@ def structured_share(values: Iterable[str] | Mapping[str, int], top: int = MAX_S
     return sum(heapq.nlargest(top, skeletons.values())) / n
 
 
-def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, top: int = MAX_SKELETONS) -> bool:
+def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, top: int = MAX_SKELETONS,
+                  structure: Callable[[str], str] = skeleton) -> bool:
     """``structured_share(values, top) >= min_share``, stopping as soon as the answer is certain: distinct
     values are visited most frequent first, and the ``top`` skeleton counts so far bound the final share
-    from below, plus the values not visited yet from above (free text is told after ~200 of 1,000)."""
+    from below, plus the values not visited yet from above (free text is told after ~200 of 1,000).
+    ``structure``: :func:`skeleton`, or :func:`signless_skeleton` for lists of signed numbers."""
     counts = nonempty_counts(values)
     n = sum(counts.values())
     if not n:
@@ -98,7 +100,7 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
     skeletons: Counter[str] = Counter()
     unseen = n
     for i, (v, k) in enumerate(counts.most_common(), start=1):
-        skeletons[skeleton(v)] += k
+        skeletons[structure(v)] += k
         unseen -= k
         if i % _CHECK_EVERY == 0 and unseen:
             lead = sum(heapq.nlargest(top, skeletons.values()))
