@@ -243,3 +243,32 @@ def test_free_text_gets_no_second_search(index, monkeypatch):
             for i in range(200)]
     assert not is_structured(text, 0.9, structure=signless_skeleton)
     assert not AutoValidator(index, "fmdv-vh").fit(text).rule_.feasible
+
+
+def test_the_second_search_leaves_parts_unnarrowed(tmp_path):
+    """Lower-case words (3 ad-hoc values in 60: ``<lower>+`` and ``<alphanum>+`` FPR 0.05 there) and
+    words mixing letters and digits (``<alphanum>+`` pure) make ``<alphanum>+`` 0.025 and ``<lower>+``
+    0.05 (checked). A part of 10 lower-case words within 0.06 is narrowed to ``<lower>+`` (0.05, within
+    the band) by the first search, and left at ``<alphanum>+`` (0.025) by the second, which keeps the
+    rest for the other parts; a whole column is narrowed in both."""
+    rng = random.Random(9)
+
+    def mixed(r: random.Random) -> str:
+        return "".join(r.choice("abcdef") + r.choice("0123456789") for _ in range(r.randint(2, 4)))
+
+    cols = [[_word(rng) for _ in range(57)] + ["-", "N/A", "?"] for _ in range(30)]
+    cols += [[mixed(rng) for _ in range(60)] for _ in range(30)]
+    build_from_columns(cols, tmp_path / "ix", min_coverage=2)
+    words = Counter({_word(rng): 3 for _ in range(10)})
+    with IndexReader(tmp_path / "ix") as ix:
+        assert ix.get("<alphanum>+").fpr == pytest.approx(0.025)
+        assert ix.get("<lower>+").fpr == pytest.approx(0.05)
+        validator = AutoValidator(ix, "fmdv-vh", r=0.06)
+        validator._prepare()
+        first = validator._solve(words, 1, 0.06)
+        validator._extended = True
+        second = validator._solve(words, 1, 0.06)
+        top = validator._solve(words, 0, 0.06)
+    assert (first.pattern, first.fpr) == ("<lower>+", pytest.approx(0.05))
+    assert (second.pattern, second.fpr) == ("<alphanum>+", pytest.approx(0.025))
+    assert top.pattern == "<lower>+"

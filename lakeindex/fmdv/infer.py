@@ -41,7 +41,7 @@ from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.split import separator_tallies
 from lakeindex.fmdv.validate import validate
-from lakeindex.fmdv.vertical import Segmentation, segment
+from lakeindex.fmdv.vertical import Segmentation, segmentations
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
@@ -108,7 +108,7 @@ class AutoValidator:
         self._memo: dict[tuple, Segmentation | None] = {}
         self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
-        self._flat: dict[tuple, Segmentation | None] = {}  # per (values, depth, cap): ``_aligned``'s result
+        self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
 
@@ -116,7 +116,10 @@ class AutoValidator:
         """A column's rule: the search of ``_solve``, then, only where it finds none (and vertical cuts
         are on), a second search that adds two forms to lists and records: words joined by a symbol only
         some values hold (``repetition.joined_rule``) and a last field only some values hold
-        (``records`` module docstring).
+        (``records`` module docstring). Its parts are not narrowed (``search`` module docstring): a
+        part solved first spends up to the narrowing band of what the others need (a URL's query
+        string ``<lower>+=<hex>+`` at 0.094 where ``<alphanum>+=<hex>+`` costs 0.048, leaving its
+        address no room), and the first search, which narrows them, found nothing.
 
         Added to the first search, the two forms add part solves to every list and record it tries: on
         the held-out composite benchmark, a record of three ISO timestamps then ran out of
@@ -142,12 +145,16 @@ class AutoValidator:
         return Segmentation([(0, 0, c)]) if c is not None else None
 
     def _vertical(self, groups: list[Group], cap: float) -> Segmentation | None:
+        return self._verticals(groups, cap)[0]
+
+    def _verticals(self, groups: list[Group], cap: float) -> tuple[Segmentation | None, Segmentation | None]:
+        """FMDV-V with its segments narrowed, and before narrowing (``vertical.segmentations``)."""
         solver = self.solver_
         cands = within(solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_), cap)
         whole = choose(cands, solver.fpr_slack, 0.0)
         if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
-            return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))])
-        return segment(groups, solver, self.r, self.m_, cap=cap)
+            return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))]), Segmentation([(0, 0, whole)])
+        return segmentations(groups, solver, self.r, self.m_, cap=cap)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
         """Add the paper's FMDV-H hypotheses (any values cut within theta) to the greedy result.
@@ -188,10 +195,9 @@ class AutoValidator:
             self._part_solves += 1
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         flat = (column[0], depth, cap)
-        if flat in self._flat:  # the second search meets the first one's columns again
-            result = self._flat[flat]
-        else:
-            result = self._flat[flat] = self._aligned(values, depth, cap)
+        if flat not in self._flat:  # else the second search meets the first one's columns again
+            self._flat[flat] = self._aligned(values, depth, cap)
+        result = self._flat[flat][1 if self._extended and depth > 0 else 0]  # parts: narrowed or not
         if result is None and vertical and depth < MAX_DEPTH:
             result = self._composite(values, depth, cap)
         self._memo[key] = result
@@ -199,18 +205,23 @@ class AutoValidator:
             self._no_rule[column] = max(cap, self._no_rule.get(column, -1.0))
         return result
 
-    def _aligned(self, values: Counter[str], depth: int, cap: float) -> Segmentation | None:
-        """FMDV[-V][-H] on the values as they align, without lists and records: the same in both
-        searches (``_column``), so the second takes the first one's results (``_flat``)."""
+    def _aligned(self, values: Counter[str], depth: int,
+                 cap: float) -> tuple[Segmentation | None, Segmentation | None]:
+        """FMDV[-V][-H] on the values as they align, without lists and records, with its segments
+        narrowed and before narrowing (the same at the top): both searches (``_column``) take these
+        results (``_flat``), the first the narrowed ones and the second, for parts, the others."""
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         horizontal_cut = self.method.endswith("h") and depth == 0
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
-            return None
+            return None, None
         col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
+        if vertical and depth > 0:
+            return self._verticals(col.groups, cap)
         solve = partial(self._vertical if vertical else self._whole, cap=cap)
         result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
-        return self._with_covering(col, result) if horizontal_cut else result
+        result = self._with_covering(col, result) if horizontal_cut else result
+        return result, result
 
     def _part(self, values: Iterable[str] | Mapping[str, int], depth: int,
               budget: float | None = None) -> Candidate | None:

@@ -49,7 +49,16 @@ class Segmentation:
 
 def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
             max_span: int | None = None, cap: float | None = None) -> Segmentation | None:
-    """Solve FMDV-V over conforming groups (None when no segmentation is feasible).
+    """Solve FMDV-V over conforming groups (None when no segmentation is feasible): the first of
+    :func:`segmentations`."""
+    return segmentations(groups, solver, r, m, max_span, cap)[0]
+
+
+def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, max_span: int | None = None,
+                  cap: float | None = None) -> tuple[Segmentation | None, Segmentation | None]:
+    """Solve FMDV-V over conforming groups: the segmentation with its segments narrowed (``_narrow``),
+    and the same before narrowing (None, None when none is feasible). A part of a list or record may
+    want the second: narrowing spends FPR that the other parts may need (``infer.AutoValidator._column``).
 
     A segment that some values lack (their alignment has a gap there) is *optional*: its pattern is
     solved over the values that have it, and adjacent optional segments lacked by the same values
@@ -64,7 +73,7 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
     """
     cap = r if cap is None else min(cap, r)
     if len({g.labels for g in groups}) > MAX_SEQUENCES:
-        return None
+        return None, None
     al = Alignment(groups)
     ncols = al.ncols
     max_span = max_span or solver.limits.tau
@@ -95,7 +104,7 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
                     here[nxt] = (total, (s, state, c, absent))
     finals = [(v[0], st) for st, v in best[ncols].items() if st[0]]
     if not finals:
-        return None
+        return None, None
     state = min(finals, key=lambda f: f[0])[1]
     segs: list[tuple[int, int, Candidate, frozenset | None]] = []
     e = ncols
@@ -103,7 +112,8 @@ def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
         s, prev, c, absent = best[e][state][1]
         segs.append((s, e, c, absent))
         e, state = s, prev
-    return Segmentation(_blocks(_narrow(segs[::-1], al, solver, r, m, cap)))
+    segs.reverse()
+    return Segmentation(_blocks(_narrow(segs, al, solver, r, m, cap))), Segmentation(_blocks(segs))
 
 
 def _narrow(segs: list[tuple[int, int, Candidate, frozenset | None]], al: Alignment, solver: SegmentSolver,
