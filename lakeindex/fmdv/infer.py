@@ -126,9 +126,9 @@ class AutoValidator:
         ``MAX_PART_SOLVES`` and lost its rule. In a search of their own they leave every rule the first
         search finds as it is; the second search has its own bound on part solves and its own list and
         record results (``_solve``'s keys), and takes the first one's aligned results (``_flat``), so a
-        fit that finds no rule does less than twice the work. Columns of more structures than free text
-        may have (``is_structured`` with signs folded, as for the sample) get no second search: on the
-        20k-column bench lake it cost 5 ms per free-text column and found nothing there.
+        fit that finds no rule does less than twice the work. Free text (more than a tenth of its values
+        outside its 64 most common structures, signs folded: ``is_structured``) gets no second search: on
+        the 20k-column bench lake it cost 5 ms per free-text column and found nothing there.
         """
         result = self._solve(counts, 0)
         if result is not None or self.method not in ("fmdv-v", "fmdv-vh") \
