@@ -112,6 +112,7 @@ class AutoValidator:
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
+        self._checked: tuple[str, int] | None = None  # a sample's rule and the column's values failing it
 
     def _column(self, counts: Counter[str]) -> Segmentation | None:
         """A column's rule: the search of ``_solve``, then, only where it finds none (and vertical cuts
@@ -315,7 +316,9 @@ class AutoValidator:
             match = compiled(result.pattern).fullmatch
         except PatternError:
             return True  # too long to read back: fit reports it as such
-        return sum(n for v, n in distinct.items() if match(v) is None) <= tolerated
+        failing = sum(n for v, n in distinct.items() if match(v) is None)
+        self._checked = (result.pattern, failing)  # the training batch's non-conforming count, if it stands
+        return failing <= tolerated
 
     def fit(self, values: list[str]) -> AutoValidator:
         """Infer the rule for ``values`` (training column C); stored in ``rule_``."""
@@ -349,7 +352,9 @@ class AutoValidator:
         else:
             rule.feasible = True
             rule.segments = [Segment(c.pattern, c.fpr, c.coverage, c.literal) for _, _, c in result.segments]
-            rule.train_nonconforming = sum(rule.nonconforming(values).values())
+            checked = self._checked  # a sample's rule was matched against every value already (_holds)
+            rule.train_nonconforming = checked[1] if checked and checked[0] == rule.pattern \
+                else sum(rule.nonconforming(values).values())
         return self
 
     def validate(self, values: list[str], test: str = "fisher") -> dict:
