@@ -30,9 +30,6 @@ def part_label(part: object) -> tuple[str, str]:
     return ("w", "A")
 
 
-_WIDE_LABEL = ("w", "A")  # a word of several runs (part_label)
-
-
 def part_slots(part: object) -> int:
     """Number of slots a part holds."""
     return 0 if isinstance(part, str) else len(part)
@@ -119,7 +116,7 @@ def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple,
     alignment label; and the shape's ``repr`` (groups of equal weight are ordered by it). Cached: the
     same shapes come back in every query."""
     hit = _LAYOUTS.get(shape)
-    if hit is None:  # part_slots, part_tokens and part_label inlined: wide values' shapes often miss
+    if hit is None:  # part_slots and part_tokens inlined: wide values' shapes often miss
         starts, prefix, labels = [], [0], []
         s = t = 0
         for part in shape:
@@ -130,7 +127,7 @@ def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple,
             else:
                 s += len(part)
                 t += len(part)
-                labels.append(part_label(part) if len(part) == 1 else _WIDE_LABEL)
+                labels.append(part_label(part))
             prefix.append(t)
         hit = (tuple(starts), tuple(prefix), tuple(labels), repr(shape))
         _LAYOUTS.put(shape, hit, len(shape))

@@ -131,7 +131,7 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
             if cand.fpr <= budget and (best is None or cand.fpr < best.fpr):
                 best = cand
     if joined:  # after the lists: the words must beat the best of them
-        words = joined_rule(counts, solve, tol, budget if best is None else min(budget, best.fpr))
+        words = joined_rule(counts, solve, budget if best is None else min(budget, best.fpr))
         if words is not None and (best is None or words.fpr < best.fpr):
             best = words
     return best
@@ -178,7 +178,7 @@ def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, 
     return Candidate(pattern, sum(p.fpr for p in parts), min(p.coverage for p in parts))
 
 
-def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
+def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
                 budget: float = float("inf")) -> Candidate | None:
     """The best rule of words joined by a symbol, one or more of them, over ``values`` (a list, or counts
     per value) with FPR <= ``budget``, or None (module docstring).
@@ -188,8 +188,9 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
     never ``a-b.c`` or ``-a``). The words of all values, each with its value's count, are solved as one
     column, and the rule is ``W<opt>SEP W</opt>`` where no value joins more than two words, else
     ``W<rep>SEP W</rep>{0,}``, with the word pattern's FPR and coverage, as for any list: the word domain
-    is what the index measures. All values but ``tol`` of them must match it. Symbols are tried most
-    held first, at most ``MAX_CANDIDATES``.
+    is what the index measures. Every value matches it (its words are the column ``solve`` learned, and
+    none has more of them than the rule allows), so no value is tolerated. Symbols are tried most held
+    first, at most ``MAX_CANDIDATES``.
     """
     counts = nonempty_counts(values)
     total = sum(counts.values())
@@ -212,11 +213,9 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: fl
         else:
             pattern = word.pattern + REP_OPEN + e + word.pattern + REP_CLOSE + "{0,}"
         try:
-            match = compiled(pattern).fullmatch
+            compiled(pattern)
         except PatternError:
             continue  # the word pattern holds an optional block or the symbol
-        if sum(n for v, n in counts.items() if match(v) is None) > tol * total:
-            continue
         if word.fpr <= budget and (best is None or word.fpr < best.fpr):
             best = Candidate(pattern, word.fpr, word.coverage)
     return best

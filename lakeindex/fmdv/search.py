@@ -162,7 +162,7 @@ class SegmentSolver:
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:
         """Best pattern for aligned columns [s, e) of a query column before narrowing (the
-        segmentation narrows its segments within what r leaves, see ``vertical.segment``), among
+        segmentation narrows its segments within what r leaves, see ``vertical.segmentations``), among
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
         cands, absent = self.column_candidates(al, s, e, r, m)

@@ -47,13 +47,6 @@ class Segmentation:
         return "".join(c.pattern for _, _, c in self.segments)
 
 
-def segment(groups: list[Group], solver: SegmentSolver, r: float, m: int,
-            max_span: int | None = None, cap: float | None = None) -> Segmentation | None:
-    """Solve FMDV-V over conforming groups (None when no segmentation is feasible): the first of
-    :func:`segmentations`."""
-    return segmentations(groups, solver, r, m, max_span, cap)[0]
-
-
 def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, max_span: int | None = None,
                   cap: float | None = None) -> tuple[Segmentation | None, Segmentation | None]:
     """Solve FMDV-V over conforming groups: the segmentation with its segments narrowed (``_narrow``),
