@@ -2,8 +2,9 @@
 
 Covers lakeindex.fmdv.repetition.joined_rule, the optional last field of lakeindex.fmdv.records, the
 delimiter ranking of record separators, ``{0,}`` repetition blocks, and AutoValidator's second search
-(``_column``), which alone tries the first two. Expectations are written out by hand from the modules'
-docstrings; the end-to-end FPRs come from a lake whose every column holds 3 ad-hoc values in 60.
+(``_column``), which alone tries the optional field; joined words are tried in both searches
+(``_joined``). Expectations are written out by hand from the modules' docstrings; the end-to-end FPRs
+come from lakes whose columns hold 3 ad-hoc values in 60.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections import Counter
 
 import pytest
 
+import lakeindex.fmdv.infer as infer
 import lakeindex.fmdv.records as records
 import lakeindex.fmdv.repetition as repetition
 from lakeindex.fmdv.column import is_structured, signless_skeleton
@@ -86,7 +88,9 @@ def test_three_joined_words_or_more_repeat_the_block():
 
 @pytest.mark.parametrize("values", [
     ["a-b", "c-d", "e-f"],  # every value holds the symbol: a list or a record, not joined words
-    ["a-b.c", "d", "e"],  # "b.c" is no word at "-", and "a-b" none at "."
+    ["a-b:c", "d", "e"],  # ":" joins no words: "b:c" is no word at "-"
+    ["a/b-c", "d/e", "f/g"],  # every value holds "/": a record, whose fields may be joined words
+    ["1.5", "2", "3.25", "a.b"],  # mostly numbers joined by ".": number syntax (2 pieces of 7 lettered)
     ["-a", "b", "c"],  # an empty word before the symbol
     ["a", "b", "c"],  # no symbol
 ])
@@ -107,10 +111,38 @@ def test_joined_words_stay_within_the_budget():
     assert joined_rule(["a-b", "c"], stub_solve, budget=0.01) is None  # <lower>+ costs 0.02
 
 
-def test_the_list_rule_tries_joined_words_only_when_asked():
-    values = ["finance-reports", "config", "raw"]
-    assert repetition_rule(values, stub_solve) is None
-    assert repetition_rule(values, stub_solve, joined=True) == Candidate("<lower>+<opt>-<lower>+</opt>", 0.02, 40)
+def test_a_list_rule_is_not_joined_words():
+    assert repetition_rule(["finance-reports", "config", "raw"], stub_solve) is None
+
+
+def test_the_symbols_that_join_words_exclude_delimiters():
+    assert repetition.JOINERS == "-_.+ "
+    assert joined_rule(["a|b", "c", "d"], stub_solve) is None  # "|" delimits fields
+    asked.clear()
+    assert joined_rule(["navy blue", "red", "space gray"], stub_solve) == Candidate(
+        "<lower>+<opt> <lower>+</opt>", 0.02, 40)
+    assert asked == [Counter({"navy": 1, "blue": 1, "red": 1, "space": 1, "gray": 1})]
+
+
+def test_values_that_are_no_joined_words_are_cut_within_the_tolerance():
+    """An enum with one ad-hoc ``-`` in 10: cut at tol 0.1, which the horizontal cut allows at the top."""
+    values = ["web_portal"] * 3 + ["crm"] * 6 + ["-"]
+    assert joined_rule(values, stub_solve, tol=0.1) == Candidate("<lower>+<opt>_<lower>+</opt>", 0.02, 40)
+    assert joined_rule(values, stub_solve, tol=0.05) is None
+
+
+def test_words_may_be_joined_words_of_another_symbol():
+    """A MIME subtype: words joined by ``.``, some of them by ``-``. The word column is solved as a
+    column, so it may be joined words itself. Cut at ``-`` first (held by 2 of 3), the words
+    ``vnd.openxmlformats`` are an optional block, which cannot sit in another (blocks do not nest); cut at
+    ``.``, ``openxmlformats-officedocument`` is a word of the optional-block kind, inside a repetition."""
+    def solve(column: Counter, budget: float = float("inf")) -> Candidate | None:
+        return joined_rule(column, stub_solve, budget) or stub_solve(column, budget)
+
+    values = ["vnd.openxmlformats-officedocument.sheet", "json", "octet-stream"]
+    cand = joined_rule(values, solve)
+    assert cand == Candidate("<lower>+<opt>-<lower>+</opt><rep>.<lower>+<opt>-<lower>+</opt></rep>{0,}", 0.02, 40)
+    accepts(cand.pattern, values + ["a.b-c.d", "x-y"], ["a-b-c", "a..b", "a.-b", "a.b."])
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -202,26 +234,25 @@ def _paths(seed: int, n: int = 60) -> list[str]:
     return out
 
 
-def test_paths_of_joined_folders_get_a_rule_from_the_second_search(index, monkeypatch):
-    """The first search can only cut the folders vertically, ``<opt><lower>+-</opt><lower>+`` (0.05 +
-    0.05), over r = 0.08; the second finds the folders are joined words: the word domain once, 0.05."""
+def test_paths_of_joined_folders_get_a_rule_from_joined_words(index, monkeypatch):
+    """Vertical cuts can only cut the folders into ``<opt><lower>+-</opt><lower>+`` (0.05 + 0.05), over
+    r = 0.08; as joined words, the folders cost the word domain once, 0.05."""
     train = _paths(1)
     rule = AutoValidator(index, "fmdv-vh", r=0.08).fit(train).rule_
     assert rule.feasible, rule.reason
     assert rule.pattern == "<lower>+<opt>-<lower>+</opt><rep>/<lower>+<opt>-<lower>+</opt></rep>{2,}"
     assert rule.fpr == pytest.approx(0.05)
     accepts(rule.pattern, _paths(2), ["ab/cd", "ab/Cd/ef", "ab/c--d/ef", "ab/-cd/ef", "ab/c-d-e/f", "ab//cd/ef"])
-    monkeypatch.setattr(repetition, "joined_rule", lambda *a, **k: None)
+    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
     assert not AutoValidator(index, "fmdv-vh", r=0.08).fit(train).rule_.feasible
 
 
 def test_a_column_the_first_search_solves_never_reaches_the_second(index, monkeypatch):
-    """Lists of numbers have a rule in the first search: neither new form is even tried (spies that
-    fail), so every rule found before stands as it was."""
+    """Lists of numbers have a rule in the first search: the optional field is not even tried (a spy
+    that fails), so every rule found before stands as it was."""
     def never(*args, **kwargs):
         raise AssertionError("the second search ran")
 
-    monkeypatch.setattr(repetition, "joined_rule", never)
     monkeypatch.setattr(records, "optional_separators", never)
     rng = random.Random(3)
     train = ["|".join(str(rng.randint(0, 999)) for _ in range(3 + i % 5)) for i in range(60)]
@@ -236,7 +267,6 @@ def test_free_text_gets_no_second_search(index, monkeypatch):
     def never(*args, **kwargs):
         raise AssertionError("the second search ran")
 
-    monkeypatch.setattr(repetition, "joined_rule", never)
     monkeypatch.setattr(records, "optional_separators", never)
     rng = random.Random(6)
     text = ["".join(_word(rng) + rng.choice([" ", " ", ", ", "; ", "-"]) for _ in range(3 + i % 6)) + _word(rng)
@@ -266,9 +296,67 @@ def test_the_second_search_leaves_parts_unnarrowed(tmp_path):
         validator = AutoValidator(ix, "fmdv-vh", r=0.06)
         validator._prepare()
         first = validator._solve(words, 1, 0.06)
-        validator._extended = True
+        validator._extended = validator._plain = True
         second = validator._solve(words, 1, 0.06)
         top = validator._solve(words, 0, 0.06)
     assert (first.pattern, first.fpr) == ("<lower>+", pytest.approx(0.05))
     assert (second.pattern, second.fpr) == ("<alphanum>+", pytest.approx(0.025))
     assert top.pattern == "<lower>+"
+
+
+@pytest.fixture(scope="module")
+def mixed_index(tmp_path_factory):
+    """Lower-case words with 3 ad-hoc values in 60 and words mixing letters and digits (pure), so
+    ``<alphanum>+`` has FPR 0.025 and ``<lower>+`` 0.05; no column holds a symbol."""
+    rng = random.Random(9)
+
+    def mixed(r: random.Random) -> str:
+        return "".join(r.choice("abcdef") + r.choice("0123456789") for _ in range(r.randint(2, 4)))
+
+    cols = [[_word(rng) for _ in range(57)] + ["-", "N/A", "?"] for _ in range(30)]
+    cols += [[mixed(rng) for _ in range(60)] for _ in range(30)]
+    path = tmp_path_factory.mktemp("mixed") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        assert ix.get("<alphanum>+").fpr == pytest.approx(0.025)
+        assert ix.get("<lower>+").fpr == pytest.approx(0.05)
+        yield ix
+
+
+ENUM = ["web_portal", "crm", "mobile_app", "erp", "retail_store", "partner", "phone", "email"]
+
+
+def test_an_enum_of_joined_words_beats_vertical_cuts_in_the_first_search(mixed_index, monkeypatch):
+    """Vertical cuts charge two segments, ``<opt><lower>+_</opt><lower>+`` (0.05 each: 0.1); joined
+    words charge the word domain once, ``<alphanum>+`` 0.025, which beats 0.1 before narrowing and then
+    narrows within the band to ``<lower>+`` (0.05 <= 0.025 + 0.05). The second search is never reached
+    (a spy on the optional field)."""
+    def never(*args, **kwargs):
+        raise AssertionError("the second search ran")
+
+    rng = random.Random(5)
+    train = [rng.choice(ENUM) for _ in range(60)] + ["-"]  # one ad-hoc value: cut at the top
+    monkeypatch.setattr(records, "optional_separators", never)
+    rule = AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_
+    assert (rule.pattern, rule.fpr) == ("<lower>+<opt>_<lower>+</opt>", pytest.approx(0.05))
+    assert rule.train_nonconforming == 1
+    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
+    rule = AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_
+    assert (rule.pattern, rule.fpr) == ("<opt><lower>+_</opt><lower>+", pytest.approx(0.1))
+
+
+def test_a_record_field_of_nested_joined_words_gets_a_rule(mixed_index, monkeypatch):
+    """MIME types: a record at ``/`` (every value holds it, so the whole value is no joined words), whose
+    subtype is words joined by ``.``, some of them by ``-``. In the first search both fields narrow to
+    ``<lower>+`` (0.05 each), 0.1 in all, within r. Without joined words the subtypes have no rule."""
+    rng = random.Random(6)
+    mime = ["application/octet-stream", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+            "text/html", "image/png", "application/json", "application/vnd.ms-excel"]
+    train = [rng.choice(mime) for _ in range(60)]
+    rule = AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_
+    assert rule.pattern == "<lower>+/<lower>+<opt>-<lower>+</opt><rep>.<lower>+<opt>-<lower>+</opt></rep>{0,}"
+    assert rule.fpr == pytest.approx(0.1)
+    accepts(rule.pattern, mime + ["video/x-matroska", "font/woff.two"],
+            ["text", "text/html/x", "Text/html", "a/b..c", "video/mp4"])
+    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
+    assert not AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_.feasible

@@ -36,7 +36,7 @@ from lakeindex.fmdv.column import (
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
-from lakeindex.fmdv.repetition import repetition_rule
+from lakeindex.fmdv.repetition import joined_rule, repetition_rule
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.split import separator_tallies
@@ -112,35 +112,66 @@ class AutoValidator:
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
+        self._plain = False  # parts taken before narrowing (the second search, and ``_joined``)
         self._checked: tuple[str, int] | None = None  # a sample's rule and the column's values failing it
 
     def _column(self, counts: Counter[str]) -> Segmentation | None:
         """A column's rule: the search of ``_solve``, then, only where it finds none (and vertical cuts
-        are on), a second search that adds two forms to lists and records: words joined by a symbol only
-        some values hold (``repetition.joined_rule``) and a last field only some values hold
-        (``records`` module docstring). Its parts are not narrowed (``search`` module docstring): a
-        part solved first spends up to the narrowing band of what the others need (a URL's query
-        string ``<lower>+=<hex>+`` at 0.094 where ``<alphanum>+=<hex>+`` costs 0.048, leaving its
+        are on), a second search that adds a last field only some values hold to records (``records``
+        module docstring) and takes the parts of lists and records before narrowing (``search`` module
+        docstring): a part solved first spends up to the narrowing band of what the others need (a URL's
+        query string ``<lower>+=<hex>+`` at 0.094 where ``<alphanum>+=<hex>+`` costs 0.048, leaving its
         address no room), and the first search, which narrows them, found nothing.
 
-        Added to the first search, the two forms add part solves to every list and record it tries: on
-        the held-out composite benchmark, a record of three ISO timestamps then ran out of
-        ``MAX_PART_SOLVES`` and lost its rule. In a search of their own they leave every rule the first
+        Added to the first search, the optional field adds part solves to every record it tries: on the
+        held-out composite benchmark, a record of three ISO timestamps then ran out of
+        ``MAX_PART_SOLVES`` and lost its rule. In a search of its own it leaves every rule the first
         search finds as it is; the second search has its own bound on part solves and its own list and
         record results (``_solve``'s keys), and takes the first one's aligned results (``_flat``), so a
         fit that finds no rule does less than twice the work. Free text (more than a tenth of its values
         outside its 64 most common structures, signs folded: ``is_structured``) gets no second search: on
-        the 20k-column bench lake it cost 5 ms per free-text column and found nothing there.
+        the 20k-column bench lake it cost 5 ms per free-text column and found nothing there. Joined
+        words are in both searches (``_joined``).
         """
         result = self._solve(counts, 0)
         if result is not None or self.method not in ("fmdv-v", "fmdv-vh") \
                 or not is_structured(counts, 1 - self.theta, structure=signless_skeleton):
             return result
-        self._part_solves, self._extended = 0, True
+        self._part_solves, self._extended, self._plain = 0, True, True
         try:
             return self._solve(counts, 0)
         finally:
-            self._extended = False
+            self._extended = self._plain = False
+
+    def _joined(self, values: Counter[str], depth: int, cap: float, beat: float) -> Segmentation | None:
+        """Words joined by a symbol only some values hold (``repetition.joined_rule``) where the aligned
+        values have no rule within ``cap``, or only a vertical segmentation of FPR ``beat`` (before
+        narrowing), which they must beat by the FPR slack: ``web_portal`` among ``crm`` costs the word
+        domain once (``<alphanum>+``, 0.041 on the 20k bench lake) where vertical cuts charge two
+        segments (``<opt><alphanum>+_</opt><alphanum>+``, 0.082).
+
+        The words compete before narrowing, as Eq. 5 ranks FPRs; the winner is then solved again with
+        its words narrowed within the band (``<lower>+<opt>_<lower>+</opt>``, 0.087), except in the
+        second search, whose parts stay unnarrowed (``_column``). Over the top of a column with a
+        horizontal cut, values that are not joined words may be cut within theta (``-`` among enums).
+
+        Why in the first search, unlike the optional field: the joined words of an enum or a path's
+        folders would otherwise lose to a vertical segmentation found there and never reach the
+        second search; on the 20k bench lake 11 lower-case enums rose from recall 0.70 to 0.96. Their
+        pieces must be mostly words (``joined_rule``), so records of timestamps do not spend part
+        solves on them.
+        """
+        tol = self.theta if self.method.endswith("h") and depth == 0 else 0.0
+        def part(column: Counter[str], budget: float) -> Candidate | None:
+            return self._part(column, depth + 1, budget)
+        narrow, self._plain = not self._plain, True  # parts before narrowing: Eq. 5's FPRs compete
+        try:
+            plain = joined_rule(values, part, min(cap, beat - self.solver_.fpr_slack), tol)
+        finally:
+            self._plain = not narrow
+        if plain is not None and narrow:
+            plain = joined_rule(values, part, cap, tol) or plain
+        return None if plain is None else Segmentation([(0, 0, plain)])
 
     def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
         c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_, cap)
@@ -179,13 +210,14 @@ class AutoValidator:
 
     def _solve(self, values: Counter[str], depth: int, cap: float | None = None) -> Segmentation | None:
         """The rule of a column (counts per value) with FPR <= ``cap`` (r at the top; a part of a list or
-        record gets what the other parts left, see ``records``): FMDV[-V][-H]; where vertical cuts find
-        nothing, lists and records whose parts are columns solved the same way (``depth`` levels down at
-        most). Parts are solved strictly (no horizontal cut): every item or field of the values kept must
-        conform, or the whole rule would reject them. Columns travel as counts, so the items of 1,000
-        lists are cut and tallied once per distinct list, and a result is the same as on the values."""
+        record gets what the other parts left, see ``records``): FMDV[-V][-H], or joined words where they
+        beat it (``_joined``); where neither finds anything, lists and records whose parts are columns
+        solved the same way (``depth`` levels down at most). Parts are solved strictly (no horizontal
+        cut): every item or field of the values kept must conform, or the whole rule would reject them.
+        Columns travel as counts, so the items of 1,000 lists are cut and tallied once per distinct
+        list, and a result is the same as on the values."""
         cap = self.r if cap is None else min(cap, self.r)
-        column = (tuple(values.items()), depth, self._extended)  # each search keeps its own results
+        column = (tuple(values.items()), depth, self._extended, self._plain)  # each search keeps its own results
         key = (*column, cap)
         if key in self._memo:
             return self._memo[key]
@@ -199,7 +231,10 @@ class AutoValidator:
         flat = (column[0], depth, cap)
         if flat not in self._flat:  # else the second search meets the first one's columns again
             self._flat[flat] = self._aligned(values, depth, cap)
-        result = self._flat[flat][1 if self._extended and depth > 0 else 0]  # parts: narrowed or not
+        result = self._flat[flat][1 if self._plain and depth > 0 else 0]  # parts: narrowed or not
+        if vertical and self._flat[flat][2] and (result is None or len(result.segments) > 1):
+            beat = self._flat[flat][1].fpr if result is not None else cap + self.solver_.fpr_slack
+            result = self._joined(values, depth, cap, beat) or result
         if result is None and vertical and depth < MAX_DEPTH:
             result = self._composite(values, depth, cap)
         self._memo[key] = result
@@ -208,22 +243,23 @@ class AutoValidator:
         return result
 
     def _aligned(self, values: Counter[str], depth: int,
-                 cap: float) -> tuple[Segmentation | None, Segmentation | None]:
+                 cap: float) -> tuple[Segmentation | None, Segmentation | None, bool]:
         """FMDV[-V][-H] on the values as they align, without lists and records, with its segments
         narrowed and before narrowing (the same at the top): both searches (``_column``) take these
-        results (``_flat``), the first the narrowed ones and the second, for parts, the others."""
+        results (``_flat``), the first the narrowed ones and the second, for parts, the others; and
+        whether the values are structured (not free text), which joined words need too."""
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         horizontal_cut = self.method.endswith("h") and depth == 0
         # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
         if not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
-            return None, None
+            return None, None, False
         col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
         if vertical and depth > 0:
-            return self._verticals(col.groups, cap)
+            return *self._verticals(col.groups, cap), True
         solve = partial(self._vertical if vertical else self._whole, cap=cap)
         result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
         result = self._with_covering(col, result) if horizontal_cut else result
-        return result, result
+        return result, result, True
 
     def _part(self, values: Iterable[str] | Mapping[str, int], depth: int,
               budget: float | None = None) -> Candidate | None:
@@ -260,7 +296,7 @@ class AutoValidator:
             return self._part(column, depth + 1, budget)
 
         tallies = separator_tallies(nonempty_counts(values), tol)  # lists and records try the same separators
-        rules = (repetition_rule(values, part, tol, cap, tallies, joined=self._extended),
+        rules = (repetition_rule(values, part, tol, cap, tallies),
                  record_rule(values, part, tol, cap, tallies, optional=self._extended))
         cands = [c for c in rules if c is not None and c.fpr <= cap]
         if not cands:

@@ -20,10 +20,16 @@ value starts with: in ``\\\\srv01\\data\\x.csv`` the server is the first item, o
 rather than a head that would add its own FPR.
 
 *Joined words* (:func:`joined_rule`) are the shortest lists: one or more words joined by a symbol that
-only some values hold, such as the folders ``finance-reports`` among ``config`` and ``raw``. Vertical
-cuts give them an optional block, ``<opt><alphanum>+-</opt><alphanum>+``, whose two segments each add
-an FPR (0.082 on the wide bench lake), which leaves a path or URL holding such folders no room within r.
-As a list, they cost what the word domain costs (``<alphanum>+<opt>-<alphanum>+</opt>``, 0.041).
+only some values hold, such as the folders ``finance-reports`` among ``config`` and ``raw``, or the
+enum ``web_portal`` among ``crm``. Vertical cuts give them an optional block,
+``<opt><alphanum>+-</opt><alphanum>+``, whose two segments each add an FPR (0.082 on both bench
+lakes), which leaves a path or URL holding such folders no room within r, and an enum no room to
+narrow. As a list, they cost what the word domain costs (``<alphanum>+<opt>-<alphanum>+</opt>``,
+0.041), and the word may then narrow (``<lower>+<opt>_<lower>+</opt>``, 0.087). The joining symbols
+are the ones words are joined by (``JOINERS``: ``- _ . +`` and the space), never a record's or a
+key-value list's delimiters. A word may itself be joined words of another symbol: the MIME subtype
+``vnd.openxmlformats-officedocument.spreadsheetml.sheet`` is words joined by ``.``, some of them by
+``-``.
 """
 
 from __future__ import annotations
@@ -48,6 +54,8 @@ MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair
 # a joining symbol is held by at least this share of the values: fewer holders are an optional block of
 # vertical cuts, or ad-hoc values, not a domain of joined words
 JOIN_SHARE = 0.05
+JOINERS = "-_.+ "  # symbols that join words (``octet-stream``, ``web_portal``, ``svg+xml``, ``Navy Blue``)
+_JOINER_SET = frozenset(JOINERS)
 _FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
 
 Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
@@ -84,16 +92,15 @@ def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0,
 
 
 def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol: float = 0.0,
-                    budget: float = float("inf"), tallies: Mapping[str, Counter[int]] | None = None,
-                    joined: bool = False) -> Candidate | None:
+                    budget: float = float("inf"),
+                    tallies: Mapping[str, Counter[int]] | None = None) -> Candidate | None:
     """The best repetition rule over ``values`` (a list, or counts per value) with FPR <= ``budget``,
     or None: all values but ``tol`` of them must be lists of the form learned (the others are ad-hoc
     values a horizontal cut removes).
 
     ``solve(column, budget)`` learns the pattern of a column of items (or heads, or tails), given as
     counts per value, from the index, with FPR at most ``budget`` (None if there is none). ``tallies``:
-    the non-empty values' ``separator_tallies`` if computed already. ``joined``: try
-    :func:`joined_rule` too.
+    the non-empty values' ``separator_tallies`` if computed already.
     """
     counts = nonempty_counts(values)
     if not counts:
@@ -130,10 +137,6 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
             cand = Candidate(pattern, cand.fpr, cand.coverage)
             if cand.fpr <= budget and (best is None or cand.fpr < best.fpr):
                 best = cand
-    if joined:  # after the lists: the words must beat the best of them
-        words = joined_rule(counts, solve, budget if best is None else min(budget, best.fpr))
-        if words is not None and (best is None or words.fpr < best.fpr):
-            best = words
     return best
 
 
@@ -178,29 +181,50 @@ def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, 
     return Candidate(pattern, sum(p.fpr for p in parts), min(p.coverage for p in parts))
 
 
-def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
-                budget: float = float("inf")) -> Candidate | None:
-    """The best rule of words joined by a symbol, one or more of them, over ``values`` (a list, or counts
-    per value) with FPR <= ``budget``, or None (module docstring).
+def _joinable(piece: str) -> bool:
+    """A piece of joined words: ASCII letters, digits and joiners, a letter or digit at both ends
+    (``octet-stream`` as a piece of ``vnd.octet-stream`` cut at ``.``): a sign or a bracket is never
+    cut off as a word, and a time's ``10:30`` is no word."""
+    return (piece.isascii() and piece[:1].isalnum() and piece[-1:].isalnum()
+            and all(c.isalnum() or c in _JOINER_SET for c in piece))
 
-    A symbol qualifies where at least ``JOIN_SHARE`` of the values hold it, some values do not (a symbol
-    in every value makes a list or a record), and it cuts every value into ASCII words only (``a-b``,
-    never ``a-b.c`` or ``-a``). The words of all values, each with its value's count, are solved as one
-    column, and the rule is ``W<opt>SEP W</opt>`` where no value joins more than two words, else
-    ``W<rep>SEP W</rep>{0,}``, with the word pattern's FPR and coverage, as for any list: the word domain
-    is what the index measures. Every value matches it (its words are the column ``solve`` learned, and
-    none has more of them than the rule allows), so no value is tolerated. Symbols are tried most held
-    first, at most ``MAX_CANDIDATES``.
+
+def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
+                budget: float = float("inf"), tol: float = 0.0) -> Candidate | None:
+    """The best rule of words joined by a symbol, one or more of them, over ``values`` (a list, or counts
+    per value) with FPR <= ``budget``, or None (module docstring). All values but ``tol`` of them must
+    be joined words (the others are ad-hoc values a horizontal cut removes, ``-`` among enums).
+
+    No symbol may be held by every value but ``tol`` of them: that makes a list or a record, whose parts
+    may be joined words. A joining symbol (``JOINERS``) qualifies where at least ``JOIN_SHARE`` of the
+    values hold it and some do not, and it cuts every value into pieces with a letter or digit at both
+    ends made of letters, digits and joiners only (``a-b``, ``a-b.c`` at ``.``; never ``-a`` or
+    ``a:b``), at least half of them (by count) starting with a letter: digits joined by a symbol are
+    number syntax (decimals, times), which vertical cuts place. The pieces of all values, each with its
+    value's count, are solved as one column, and the rule is ``W<opt>SEP W</opt>`` where no value joins
+    more than two words, else ``W<rep>SEP W</rep>{0,}``, with the word pattern's FPR and coverage, as
+    for any list: the word domain is what the index measures. A word pattern that is itself an
+    optional block cannot sit inside one (blocks do not nest), but can inside a repetition. Symbols are
+    tried most held first, at most ``MAX_CANDIDATES``.
     """
     counts = nonempty_counts(values)
     total = sum(counts.values())
     present = symbol_presence(counts)
-    seps = sorted((c for c, w in present.items() if JOIN_SHARE * total <= w < total), key=lambda c: (-present[c], c))
+    present[" "] = sum(n for v, n in counts.items() if " " in v)
+    if any(w >= (1 - tol) * total for w in present.values()):
+        return None  # a symbol (nearly) every value holds makes a list or record, whose parts may be words
+    seps = sorted((c for c, w in present.items() if c in _JOINER_SET and JOIN_SHARE * total <= w < total),
+                  key=lambda c: (-present[c], c))
     best: Candidate | None = None
     for sep in seps[:MAX_CANDIDATES]:
         split = [(split_items(v, sep), n) for v, n in counts.items()]
-        if not all(it.isascii() and it.isalnum() for items, _ in split for it in items):
+        words = [(items, n) for items, n in split if all(_joinable(it) for it in items)]
+        if sum(n for _, n in split) - sum(n for _, n in words) > tol * total:
             continue
+        split = words
+        lettered = sum(n * sum(it[0].isalpha() for it in items) for items, n in split)
+        if 2 * lettered < sum(n * len(items) for items, n in split):
+            continue  # mostly numbers joined by a symbol: number syntax (decimals, times), not words
         longest = max(len(items) for items, _ in split)
         if longest < 2 or all(len(items) > 1 for items, _ in split):
             continue  # the symbol never cuts as a separator, or cuts every value
