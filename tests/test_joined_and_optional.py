@@ -111,6 +111,22 @@ def test_joined_words_stay_within_the_budget():
     assert joined_rule(["a-b", "c"], stub_solve, budget=0.01) is None  # <lower>+ costs 0.02
 
 
+def test_the_winning_words_are_refined_once():
+    """``refine`` solves the winner's words again (the caller narrows them): its pattern replaces the
+    word's; where it finds none, the rule found stands; it is asked once, for the winner only."""
+    refined: list[Counter] = []
+
+    def refine(words: Counter) -> Candidate | None:
+        refined.append(Counter(words))
+        return Candidate("<lower>{2}", 0.04, 7) if all(len(w) == 2 for w in words) else None
+
+    two = Candidate("<lower>{2}<opt>-<lower>{2}</opt>", 0.04, 7)
+    assert joined_rule(["ab-cd", "ef"], stub_solve, refine=refine) == two
+    assert refined == [Counter({"ab": 1, "cd": 1, "ef": 1})]
+    plain = Candidate("<lower>+<opt>-<lower>+</opt>", 0.02, 40)
+    assert joined_rule(["ab-cde", "ef"], stub_solve, refine=refine) == plain
+
+
 def test_a_list_rule_is_not_joined_words():
     assert repetition_rule(["finance-reports", "config", "raw"], stub_solve) is None
 

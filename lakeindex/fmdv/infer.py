@@ -29,9 +29,9 @@ from lakeindex.fmdv.column import (
     Group,
     QueryColumn,
     is_structured,
+    memo_skeleton,
     nonempty_counts,
     signless_skeleton,
-    skeleton,
 )
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
@@ -164,14 +164,21 @@ class AutoValidator:
         tol = self.theta if self.method.endswith("h") and depth == 0 else 0.0
         def part(column: Counter[str], budget: float) -> Candidate | None:
             return self._part(column, depth + 1, budget)
+
+        def narrowed_words(column: Counter[str]) -> Candidate | None:
+            self._plain = False
+            try:
+                return self._part(column, depth + 1, cap)
+            finally:
+                self._plain = True
+
         narrow, self._plain = not self._plain, True  # parts before narrowing: Eq. 5's FPRs compete
         try:
-            plain = joined_rule(values, part, min(cap, beat - self.solver_.fpr_slack), tol)
+            words = joined_rule(values, part, min(cap, beat - self.solver_.fpr_slack), tol,
+                                narrowed_words if narrow else None)
         finally:
             self._plain = not narrow
-        if plain is not None and narrow:
-            plain = joined_rule(values, part, cap, tol) or plain
-        return None if plain is None else Segmentation([(0, 0, plain)])
+        return None if words is None else Segmentation([(0, 0, words)])
 
     def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
         c = self.solver_.solve([(g, 0, len(g.shape)) for g in groups], self.r, self.m_, cap)
@@ -330,7 +337,7 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._column(counts)
-        strata = _strata(distinct, skeleton, k // 2)
+        strata = _strata(distinct, memo_skeleton(), k // 2)
         if strata is not None:
             result = self._column(Counter(stratified_sample(distinct, strata.__getitem__, k)))
             if result is None or self._holds(result, distinct):
@@ -375,7 +382,8 @@ class AutoValidator:
             self._memo, self._no_rule, self._analyses, self._flat = {}, {}, {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
-        if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
+        if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0),
+                                                structure=memo_skeleton()):
             rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"
         elif result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m_}"

@@ -189,8 +189,8 @@ def _joinable(piece: str) -> bool:
             and all(c.isalnum() or c in _JOINER_SET for c in piece))
 
 
-def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
-                budget: float = float("inf"), tol: float = 0.0) -> Candidate | None:
+def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, budget: float = float("inf"),
+                tol: float = 0.0, refine: Callable[[Counter[str]], Candidate | None] | None = None) -> Candidate | None:
     """The best rule of words joined by a symbol, one or more of them, over ``values`` (a list, or counts
     per value) with FPR <= ``budget``, or None (module docstring). All values but ``tol`` of them must
     be joined words (the others are ad-hoc values a horizontal cut removes, ``-`` among enums).
@@ -205,7 +205,9 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
     more than two words, else ``W<rep>SEP W</rep>{0,}``, with the word pattern's FPR and coverage, as
     for any list: the word domain is what the index measures. A word pattern that is itself an
     optional block cannot sit inside one (blocks do not nest), but can inside a repetition. Symbols are
-    tried most held first, at most ``MAX_CANDIDATES``.
+    tried most held first, at most ``MAX_CANDIDATES``. ``refine(words)``, if given, solves the winning
+    symbol's words once more (narrowed, within the caller's own budget); its pattern replaces the
+    word's where it has one.
     """
     counts = nonempty_counts(values)
     total = sum(counts.values())
@@ -216,6 +218,7 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
     seps = sorted((c for c, w in present.items() if c in _JOINER_SET and JOIN_SHARE * total <= w < total),
                   key=lambda c: (-present[c], c))
     best: Candidate | None = None
+    chosen: tuple[Counter[str], str, int] = (Counter(), "", 0)  # the best rule's words, symbol, longest
     for sep in seps[:MAX_CANDIDATES]:
         split = [(split_items(v, sep), n) for v, n in counts.items()]
         words = [(items, n) for items, n in split if all(_joinable(it) for it in items)]
@@ -228,18 +231,27 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve,
         longest = max(len(items) for items, _ in split)
         if longest < 2 or all(len(items) > 1 for items, _ in split):
             continue  # the symbol never cuts as a separator, or cuts every value
-        word = solve(item_tally(split), budget if best is None else min(budget, best.fpr))
-        if word is None:
-            continue
-        e = escape_literal(sep)
-        if longest == 2:
-            pattern = word.pattern + OPT_OPEN + e + word.pattern + OPT_CLOSE
-        else:
-            pattern = word.pattern + REP_OPEN + e + word.pattern + REP_CLOSE + "{0,}"
-        try:
-            compiled(pattern)
-        except PatternError:
-            continue  # the word pattern holds an optional block or the symbol
-        if word.fpr <= budget and (best is None or word.fpr < best.fpr):
-            best = Candidate(pattern, word.fpr, word.coverage)
+        words = item_tally(split)
+        word = solve(words, budget if best is None else min(budget, best.fpr))
+        cand = None if word is None else _joined(word, sep, longest)
+        if cand is not None and word.fpr <= budget and (best is None or word.fpr < best.fpr):
+            best, chosen = cand, (words, sep, longest)
+    if best is not None and refine is not None:
+        word = refine(chosen[0])
+        best = (None if word is None else _joined(word, *chosen[1:])) or best
     return best
+
+
+def _joined(word: Candidate, sep: str, longest: int) -> Candidate | None:
+    """The rule of words of pattern ``word`` joined by ``sep``, at most ``longest`` of them, or None where
+    the word pattern holds an optional block (inside another: blocks do not nest) or the symbol."""
+    e = escape_literal(sep)
+    if longest == 2:
+        pattern = word.pattern + OPT_OPEN + e + word.pattern + OPT_CLOSE
+    else:
+        pattern = word.pattern + REP_OPEN + e + word.pattern + REP_CLOSE + "{0,}"
+    try:
+        compiled(pattern)
+    except PatternError:
+        return None
+    return Candidate(pattern, word.fpr, word.coverage)
