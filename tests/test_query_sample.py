@@ -16,7 +16,7 @@ import pytest
 
 import lakeindex.fmdv.infer as infer
 from lakeindex.fmdv.column import signless_skeleton, skeleton
-from lakeindex.fmdv.infer import QUERY_SAMPLE, AutoValidator
+from lakeindex.fmdv.infer import MAX_STRATA, QUERY_SAMPLE, AutoValidator
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.pattern import matches
@@ -142,7 +142,7 @@ def test_signless_skeleton_by_hand(value, expected):
 
 def _signed_lists(rng: random.Random, n: int, item) -> list[str]:
     """``n`` distinct lists of 4-6 items, each item negated at random: 16 + 32 + 64 = 112 skeletons, more
-    than half the sample (16), but three once signs are folded."""
+    than a sample may hold (``MAX_STRATA``, 32), but three once signs are folded."""
     out: set[str] = set()
     while len(out) < n:
         out.add(",".join(("-" if rng.random() < 0.5 else "") + item(rng) for _ in range(rng.randint(4, 6))))
@@ -169,7 +169,7 @@ def test_lists_of_signed_numbers_are_solved_on_a_sample_of_their_folded_structur
     signs folded, so the column is solved first on about 32 of its values and never in full; the rule
     accepts every value."""
     values = _signed_lists(random.Random(2), 1000, lambda r: str(r.randint(0, 99999)))
-    assert len({skeleton(v) for v in values}) > QUERY_SAMPLE // 2 >= len({signless_skeleton(v) for v in values})
+    assert len({skeleton(v) for v in values}) > MAX_STRATA >= len({signless_skeleton(v) for v in values})
     rule = AutoValidator(index, "fmdv-vh").fit(values).rule_
     assert rule.feasible, rule.reason
     assert [v for v in values if not matches(rule.pattern, v)] == []
@@ -184,3 +184,14 @@ def test_a_folded_sample_without_a_rule_proves_nothing_so_the_column_is_solved_i
     rule = AutoValidator(index, "fmdv-vh", m=81).fit(values).rule_
     assert not rule.feasible
     assert len(top_solves) == 2 and top_solves[0] <= QUERY_SAMPLE + 1 and top_solves[1] == 1000
+
+
+def test_a_sample_holds_up_to_32_structures_whatever_its_size(index, top_solves):
+    """Lists of 1 to 20 padded dates joined by ``/``, 50 distinct values of each length: 20 skeletons, more
+    than half the sample of 32 but within ``MAX_STRATA``, so the column is sampled, not solved in full:
+    each structure gets round(32 * 50 / 1,000) = round(1.6) = 2 values, 40 in all."""
+    dates = _padded(1000)
+    values = ["/".join(dates[(i * 7 + k) % 1000] for k in range(1 + i % 20)) for i in range(1000)]
+    assert len(set(values)) == 1000 and len({skeleton(v) for v in values}) == 20 > QUERY_SAMPLE // 2
+    AutoValidator(index, "fmdv-vh").fit(values)
+    assert top_solves[0] == 40

@@ -63,6 +63,9 @@ MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key
 # held-out composite benchmark needs at most 83 (a list of 32 GUIDs in braces); beyond the bound a part
 # counts as infeasible, so a rule found already stands and none is made up.
 MAX_PART_SOLVES = 128
+# structures (skeletons) a sample may hold; more are free text, tried once more with signs folded (``_sampled``).
+# Not tied to the sample's size: at 16 (half of 32), URLs of many path depths fell to a full solve (250 ms)
+MAX_STRATA = 32
 QUERY_SAMPLE = 32  # distinct values a wide column is first solved on (``_sampled``, which says why 32)
 
 
@@ -328,7 +331,7 @@ class AutoValidator:
         no rule ends the fit: the sample's hypotheses include the column's (fewer values to agree with)
         and its structures weigh what they weigh in the column.
 
-        A column of more structures than half the sample (free text) is tried once more with signs
+        A column of more than ``MAX_STRATA`` (32) structures (free text) is tried once more with signs
         folded into words (:func:`signless_skeleton`): lists of signed numbers have as many skeletons as
         values. Such a sample's weights are exact per folded structure only, so its rule must pass the
         same check and a sample without one proves nothing: the column is then solved in full, as free
@@ -338,13 +341,13 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._column(counts)
-        strata = structure_groups(distinct, k // 2)
+        strata = structure_groups(distinct, MAX_STRATA)
         if strata is not None:
             result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
             if result is None or self._holds(result, distinct):
                 return result
         else:
-            strata = structure_groups(distinct, k // 2, signless_skeleton)
+            strata = structure_groups(distinct, MAX_STRATA, signless_skeleton)
             if strata is not None:
                 result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
                 if result is not None and self._holds(result, distinct):
