@@ -132,12 +132,23 @@ def test_a_list_rule_is_not_joined_words():
 
 
 def test_the_symbols_that_join_words_exclude_delimiters():
-    assert repetition.JOINERS == "-_.+ "
+    assert repetition.JOINERS == "-_.+ &"
     assert joined_rule(["a|b", "c", "d"], stub_solve) is None  # "|" delimits fields
     asked.clear()
     assert joined_rule(["navy blue", "red", "space gray"], stub_solve) == Candidate(
         "<lower>+<opt> <lower>+</opt>", 0.02, 40)
     assert asked == [Counter({"navy": 1, "blue": 1, "red": 1, "space": 1, "gray": 1})]
+
+
+def test_a_query_string_cut_at_equals_has_values_joined_to_the_next_key():
+    """``page=2`` and ``ref=x&utm=y``: ``=`` is in every value, so they are no joined words (a list or a
+    record); cut at ``=``, the items ``page``, ``2``, ``ref``, ``x&utm``, ``y`` are words joined at ``&``
+    (a value, then the next key), one item domain whatever the number of pairs."""
+    assert joined_rule(["page=2", "ref=x&utm=y"], stub_solve) is None
+    asked.clear()
+    items = Counter({"page": 1, "two": 1, "ref": 1, "x&utm": 1, "y": 1})
+    assert joined_rule(items, stub_solve) == Candidate("<lower>+<opt>&<lower>+</opt>", 0.02, 40)
+    assert asked == [Counter({"page": 1, "two": 1, "ref": 1, "x": 1, "utm": 1, "y": 1})]
 
 
 def test_values_that_are_no_joined_words_are_cut_within_the_tolerance():

@@ -26,8 +26,8 @@ enum ``web_portal`` among ``crm``. Vertical cuts give them an optional block,
 lakes), which leaves a path or URL holding such folders no room within r, and an enum no room to
 narrow. As a list, they cost what the word domain costs (``<alphanum>+<opt>-<alphanum>+</opt>``,
 0.041), and the word may then narrow (``<lower>+<opt>_<lower>+</opt>``, 0.087). The joining symbols
-are the ones words are joined by (``JOINERS``: ``- _ . +`` and the space), never a record's or a
-key-value list's delimiters. A word may itself be joined words of another symbol: the MIME subtype
+are the ones words are joined by (``JOINERS``: ``- _ . +``, the space, and a query string's ``&``),
+never a record's delimiters. A word may itself be joined words of another symbol: the MIME subtype
 ``vnd.openxmlformats-officedocument.spreadsheetml.sheet`` is words joined by ``.``, some of them by
 ``-``.
 """
@@ -54,7 +54,9 @@ MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair
 # a joining symbol is held by at least this share of the values: fewer holders are an optional block of
 # vertical cuts, or ad-hoc values, not a domain of joined words
 JOIN_SHARE = 0.05
-JOINERS = "-_.+ "  # symbols that join words (``octet-stream``, ``web_portal``, ``svg+xml``, ``Navy Blue``)
+# symbols that join words (``octet-stream``, ``web_portal``, ``svg+xml``, ``Navy Blue``), and a query string's
+# ``&``: a list of ``key=value`` pairs cut at ``=`` has items ``x&utm`` (a value, then the next key)
+JOINERS = "-_.+ &"
 _JOINER_SET = frozenset(JOINERS)
 _FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
 
