@@ -74,33 +74,17 @@ def memo_skeleton() -> Callable[[str], str]:
     return structure
 
 
-def structure_groups(values: Iterable[str], most: int,
-                     structure: Callable[[str], str] | None = None) -> dict[str, list[str]] | None:
-    """``values`` grouped by structure (:func:`skeleton` by default), each group in the values' order,
-    or None once there are more than ``most`` structures (told after a few hundred values of free
-    text). Skeletons go through the byte-translation memo of :func:`memo_skeleton`, inlined: this runs
-    over every distinct value of a wide training column."""
+def structure_groups(values: Iterable[str], most: int, structure: Callable[[str], str]) -> dict[str, list[str]] | None:
+    """``values`` grouped by ``structure`` (:func:`memo_skeleton`'s, or :func:`signless_skeleton`), each
+    group in the values' order, or None once there are more than ``most`` structures (told after a few
+    hundred values of free text)."""
     groups: dict[str, list[str]] = {}
-    if structure is not None:
-        for v in values:
-            group = groups.get(sk := structure(v))
-            if group is None:
-                if len(groups) == most:
-                    return None
-                group = groups[sk] = []
-            group.append(v)
-        return groups
-    by_key: dict[bytes, list[str]] = {}
     for v in values:
-        key = v.encode("utf-8", "surrogatepass").translate(_TO_W)
-        group = by_key.get(key)
+        group = groups.get(sk := structure(v))
         if group is None:
-            group = groups.get(sk := _WORD.sub("w", v))
-            if group is None:
-                if len(groups) == most:
-                    return None
-                group = groups[sk] = []
-            by_key[key] = group
+            if len(groups) == most:
+                return None
+            group = groups[sk] = []
         group.append(v)
     return groups
 

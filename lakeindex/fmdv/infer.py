@@ -176,12 +176,12 @@ class AutoValidator:
             finally:
                 self._plain = True
 
-        narrow, self._plain = not self._plain, True  # parts before narrowing: Eq. 5's FPRs compete
-        try:
+        plain, self._plain = self._plain, True  # parts before narrowing: Eq. 5's FPRs compete
+        try:  # the second search's parts stay unnarrowed: no refining there
             words = joined_rule(values, part, min(cap, beat - self.solver_.fpr_slack), tol,
-                                narrowed_words if narrow else None)
+                                None if plain else narrowed_words)
         finally:
-            self._plain = not narrow
+            self._plain = plain
         return None if words is None else Segmentation([(0, 0, words)])
 
     def _whole(self, groups: list[Group], cap: float) -> Segmentation | None:
@@ -341,7 +341,7 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._column(counts)
-        strata = structure_groups(distinct, MAX_STRATA)
+        strata = structure_groups(distinct, MAX_STRATA, memo_skeleton())
         if strata is not None:
             result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
             if result is None or self._holds(result, distinct):
