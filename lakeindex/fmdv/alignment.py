@@ -134,16 +134,22 @@ class Layout:
     _widest: dict[tuple[int, int], int] = field(default_factory=dict)
     _bound: list[int] | None = None
 
-    def within(self, i: int, j: int, tau: int) -> bool:
-        """Parts i..j-1 hold at most ``tau`` tokens in every value, told without :meth:`widest` when
-        the sum of each part's widest is within tau (most segments of a DP)."""
+    def bound(self) -> list[int]:
+        """Per part, the sum of the widest token counts of the parts before it (one more entry: all
+        of them): parts i..j-1 hold at most ``bound[j] - bound[i]`` tokens in every value."""
         if self._bound is None:
             acc, bound = 0, [0]
             for k in range(len(self.labels)):
                 acc += max(g.tok_prefix[k + 1] - g.tok_prefix[k] for g in self.groups)
                 bound.append(acc)
             self._bound = bound
-        return self._bound[j] - self._bound[i] <= tau or self.widest(i, j) <= tau
+        return self._bound
+
+    def within(self, i: int, j: int, tau: int) -> bool:
+        """Parts i..j-1 hold at most ``tau`` tokens in every value, told without :meth:`widest` when
+        the sum of each part's widest is within tau (most segments of a DP)."""
+        bound = self.bound()
+        return bound[j] - bound[i] <= tau or self.widest(i, j) <= tau
 
     def widest(self, i: int, j: int) -> int:
         """The most tokens any value of the layout has in parts i..j-1: in Python over a few groups,
@@ -175,10 +181,60 @@ class Alignment:
         # per column, filled on first use (a DP slices them per segment)
         self._signatures: list[tuple[frozenset, bool] | None] = [None] * self.ncols
         self._symbols: list[bool] = [False] * self.ncols
+        # per (s, e, r, m): the segment's candidates and the layouts that lack it, as the solver found
+        # them (``SegmentSolver.column_candidates``): a part solved within several caps runs its DP again
+        self.solved: dict[tuple, tuple] = {}
+        self._masks: list[int] | None = None  # see ``span``
 
-    def ranges(self, s: int, e: int) -> list[tuple[Layout, int, int]]:
-        """Per layout, the range of its parts inside aligned columns [s, e) (empty when it has none)."""
-        return [(lay, bisect_left(lay.cols, s), bisect_left(lay.cols, e)) for lay in self.layouts]
+    def _spans(self) -> list[int]:
+        """Per column, the layouts with a part there (bit k for ``layouts[k]``), with what ``span`` and
+        ``present`` need: per layout, its parts before each column; per column, the widest such part."""
+        masks, widest = [0] * self.ncols, [0] * self.ncols
+        self._before = []
+        for k, lay in enumerate(self.layouts):
+            bound = lay.bound()
+            for pi, c in enumerate(lay.cols):
+                masks[c] |= 1 << k
+                widest[c] = max(widest[c], bound[pi + 1] - bound[pi])
+            before, pi = [], 0
+            for c in range(self.ncols + 1):
+                while pi < len(lay.cols) and lay.cols[pi] < c:
+                    pi += 1
+                before.append(pi)
+            self._before.append(before)
+        self._tokens = [0]
+        for w in widest:
+            self._tokens.append(self._tokens[-1] + w)
+        self._all = (1 << len(self.layouts)) - 1
+        self._lacking: dict[int, frozenset | None] = {self._all: None}
+        self._masks = masks
+        return masks
+
+    def span(self, s: int, e: int) -> tuple[int, int, frozenset | None]:
+        """Columns [s, e) as a DP meets them: the layouts with a part in them (bits, see ``_spans``), those
+        with a part in every one of them, and the layouts without any (ids; None: there are none). Told
+        from bits per column rather than by bisecting every layout's columns: a DP asks for every
+        segment of up to tau columns, and a GUID field's alignment has a dozen layouts."""
+        masks = self._spans() if self._masks is None else self._masks
+        some = every = masks[s]
+        for c in range(s + 1, e):
+            some |= masks[c]
+            every &= masks[c]
+        lacking = self._lacking.get(some)
+        if lacking is None and some != self._all:
+            lacking = self._lacking[some] = frozenset(id(lay) for k, lay in enumerate(self.layouts)
+                                                      if not some >> k & 1)
+        return some, every, lacking
+
+    def present(self, some: int, s: int, e: int) -> list[tuple[Layout, int, int]]:
+        """Per layout in ``some`` (bits, from :meth:`span`), the range of its parts inside columns [s, e)."""
+        return [(lay, before[s], before[e])
+                for k, (lay, before) in enumerate(zip(self.layouts, self._before, strict=True)) if some >> k & 1]
+
+    def narrow_enough(self, s: int, e: int, tau: int) -> bool:
+        """Every value holds at most ``tau`` tokens in columns [s, e), told from the widest part of each
+        column (a bound: a sufficient test, after :meth:`span`)."""
+        return self._tokens[e] - self._tokens[s] <= tau
 
     def signature(self, c: int) -> tuple[frozenset, bool]:
         """What column ``c``'s alternatives depend on: its distinct parts, each with the constants and

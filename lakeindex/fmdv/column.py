@@ -12,10 +12,14 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
+
+if TYPE_CHECKING:
+    from lakeindex.fmdv.alignment import Alignment
 
 _HEX = frozenset("0123456789abcdefABCDEF")
 
@@ -196,6 +200,7 @@ class QueryColumn:
     groups: list[Group]
     total: int
     empty: int
+    alignment: Alignment | None = None  # the groups aligned, once a caller needs it (``infer._verticals``)
 
     @classmethod
     def from_values(cls, values: Iterable[str] | Mapping[str, int], limits: EnumerationLimits,

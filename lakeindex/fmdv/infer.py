@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import partial
 
+from lakeindex.fmdv.alignment import Alignment
 from lakeindex.fmdv.column import (
     MAX_SKELETONS,
     Group,
@@ -42,7 +43,7 @@ from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.split import separator_tallies
 from lakeindex.fmdv.validate import validate
-from lakeindex.fmdv.vertical import Segmentation, segmentations
+from lakeindex.fmdv.vertical import MAX_SEQUENCES, Segmentation, segmentations
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.patterns.pattern import PatternError, compiled
@@ -114,6 +115,9 @@ class AutoValidator:
         self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
+        # per (values, top or not): whether structured, and the query column with its alignment, which
+        # every cap a part is solved within shares (``_aligned``)
+        self._prepared: dict[tuple, tuple[bool, QueryColumn | None]] = {}
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
         self._plain = False  # parts taken before narrowing (the second search, and ``_joined``)
@@ -191,13 +195,19 @@ class AutoValidator:
     def _vertical(self, groups: list[Group], cap: float) -> Segmentation | None:
         return self._verticals(groups, cap)[0]
 
-    def _verticals(self, groups: list[Group], cap: float) -> tuple[Segmentation | None, Segmentation | None]:
-        """FMDV-V with its segments narrowed, and before narrowing (``vertical.segmentations``)."""
+    def _verticals(self, groups: list[Group], cap: float,
+                   col: QueryColumn | None = None) -> tuple[Segmentation | None, Segmentation | None]:
+        """FMDV-V with its segments narrowed, and before narrowing (``vertical.segmentations``);
+        ``col``: the query column whose groups these are all, kept across caps with its alignment."""
         solver = self.solver_
         cands = within(solver.candidates([(g, 0, len(g.shape)) for g in groups], self.r, self.m_), cap)
         whole = choose(cands, solver.fpr_slack, 0.0)
         if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
             return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))]), Segmentation([(0, 0, whole)])
+        if col is not None and len({g.labels for g in groups}) <= MAX_SEQUENCES:
+            if col.alignment is None:
+                col.alignment = Alignment(groups)
+            return segmentations(groups, solver, self.r, self.m_, cap=cap, al=col.alignment)
         return segmentations(groups, solver, self.r, self.m_, cap=cap)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
@@ -241,7 +251,7 @@ class AutoValidator:
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         flat = (column[0], depth, cap)
         if flat not in self._flat:  # else the second search meets the first one's columns again
-            self._flat[flat] = self._aligned(values, depth, cap)
+            self._flat[flat] = self._aligned(values, depth, cap, column[0])
         result = self._flat[flat][1 if self._plain and depth > 0 else 0]  # parts: narrowed or not
         if vertical and self._flat[flat][2] and (result is None or len(result.segments) > 1):
             beat = self._flat[flat][1].fpr if result is not None else cap + self.solver_.fpr_slack
@@ -253,20 +263,32 @@ class AutoValidator:
             self._no_rule[column] = max(cap, self._no_rule.get(column, -1.0))
         return result
 
-    def _aligned(self, values: Counter[str], depth: int,
-                 cap: float) -> tuple[Segmentation | None, Segmentation | None, bool]:
+    def _aligned(self, values: Counter[str], depth: int, cap: float,
+                 key: tuple | None = None) -> tuple[Segmentation | None, Segmentation | None, bool]:
         """FMDV[-V][-H] on the values as they align, without lists and records, with its segments
         narrowed and before narrowing (the same at the top): both searches (``_column``) take these
         results (``_flat``), the first the narrowed ones and the second, for parts, the others; and
-        whether the values are structured (not free text), which joined words need too."""
+        whether the values are structured (not free text), which joined words need too.
+
+        A part is often solved within several caps (what its record's other fields left, in each
+        form tried): its query column and alignment are prepared once per fit (``key``: the values'
+        items), and the alignment keeps each segment's candidates (``Alignment.solved``).
+        """
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         horizontal_cut = self.method.endswith("h") and depth == 0
-        # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
-        if not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0)):
+        prepared = self._prepared.get((key, horizontal_cut)) if key is not None else None
+        if prepared is None:
+            # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
+            structured = is_structured(values, 1 - (self.theta if horizontal_cut else 0.0))
+            col = QueryColumn.from_values(values, self.solver_.limits, self._analyses) if structured else None
+            prepared = (structured, col)
+            if key is not None:
+                self._prepared[(key, horizontal_cut)] = prepared
+        structured, col = prepared
+        if col is None:
             return None, None, False
-        col = QueryColumn.from_values(values, self.solver_.limits, self._analyses)
         if vertical and depth > 0:
-            return *self._verticals(col.groups, cap), True
+            return *self._verticals(col.groups, cap, col), True
         solve = partial(self._vertical if vertical else self._whole, cap=cap)
         result = horizontal(col, self.theta, solve)[0] if horizontal_cut else solve(col.groups)
         result = self._with_covering(col, result) if horizontal_cut else result
@@ -383,7 +405,7 @@ class AutoValidator:
         try:
             result = self._sampled(Counter(values))
         finally:
-            self._memo, self._no_rule, self._analyses, self._flat = {}, {}, {}, {}
+            self._memo, self._no_rule, self._analyses, self._flat, self._prepared = {}, {}, {}, {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0),

@@ -172,27 +172,40 @@ class SegmentSolver:
                           m: int) -> tuple[list[Candidate], frozenset | None]:
         """The feasible candidates of aligned columns [s, e) (one literal for delimiters), and the
         layouts that lack them."""
-        ranges = al.ranges(s, e)
-        present = [(lay, i, j) for lay, i, j in ranges if i < j]
-        if not present:
+        hit = al.solved.get((s, e, r, m))
+        if hit is None:
+            hit = al.solved[(s, e, r, m)] = self._column_candidates(al, s, e, r, m)
+        return hit
+
+    def _column_candidates(self, al: Alignment, s: int, e: int, r: float,
+                           m: int) -> tuple[list[Candidate], frozenset | None]:
+        """``column_candidates`` before the alignment keeps them. Segments that every present layout
+        fills (most of them) and that are narrow enough by the columns' widest parts are told from
+        per-column bits (``Alignment.span``) without a per-layout range."""
+        some, every, absent = al.span(s, e)
+        if not some:
             return [], None
-        absent = None if len(present) == len(ranges) else frozenset(id(lay) for lay, i, j in ranges if i >= j)
         tau = self.limits.tau
-        if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
-            return [], absent  # too wide to be indexed
-        if not all(j - i == e - s and lay.cols[i] == s for lay, i, j in present):
-            # values of several layouts inside the segment: solved over their shapes (every part range
-            # is non-empty and within tau, checked above per layout)
-            parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
-            # a layout's groups share its labels, so layouts tell whether the labels differ
-            several = len({lay.labels[i:j] for lay, i, j in present}) > 1
-            return self._candidates(parts, r, m, several), absent
+        present = None
+        if some != every or not al.narrow_enough(s, e, tau):
+            present = al.present(some, s, e)
+            if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
+                return [], absent  # too wide to be indexed
+            if some != every:
+                # values of several layouts inside the segment: solved over their shapes (every part
+                # range is non-empty and within tau, checked above per layout)
+                parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
+                # a layout's groups share its labels, so layouts tell whether the labels differ
+                several = len({lay.labels[i:j] for lay, i, j in present}) > 1
+                return self._candidates(parts, r, m, several), absent
         if al.symbols(s, e):
             text = "".join(next(iter(sig[0]))[0] for sig in al.signatures(s, e))
             return [Candidate(escape_literal(text), 0.0, 0, literal=True)], absent
         key = (al.signatures(s, e), r, m)
         cands = self._feasible.get(key)
         if cands is None:
+            if present is None:
+                present = al.present(some, s, e)
             budget = self.limits.budget(max(lay.widest(i, j) for lay, i, j in present))
             hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants, budget)
             cands = self.feasible(hyps or [], r, m)

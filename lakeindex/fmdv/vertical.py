@@ -48,7 +48,8 @@ class Segmentation:
 
 
 def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, max_span: int | None = None,
-                  cap: float | None = None) -> tuple[Segmentation | None, Segmentation | None]:
+                  cap: float | None = None,
+                  al: Alignment | None = None) -> tuple[Segmentation | None, Segmentation | None]:
     """Solve FMDV-V over conforming groups: the segmentation with its segments narrowed (``_narrow``),
     and the same before narrowing (None, None when none is feasible). A part of a list or record may
     want the second: narrowing spends FPR that the other parts may need (``infer.AutoValidator._column``).
@@ -62,12 +63,12 @@ def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, 
 
     ``cap`` (at most r) bounds the rule's FPR where it is a part of a list or record and the other
     parts used some of r; the index is still asked at r, so the candidates cached per segment serve
-    every cap.
+    every cap. ``al``: the groups' alignment, if kept from a solve within another cap.
     """
     cap = r if cap is None else min(cap, r)
     if len({g.labels for g in groups}) > MAX_SEQUENCES:
         return None, None
-    al = Alignment(groups)
+    al = Alignment(groups) if al is None else al
     ncols = al.ncols
     max_span = max_span or solver.limits.tau
 
