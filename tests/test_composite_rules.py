@@ -58,7 +58,7 @@ def assert_accepts(pattern: str, accept: list[str], reject: list[str]) -> None:
 ])
 def test_split_items_cuts_only_where_the_separator_stands_alone(value, sep, items):
     """Run-aware splitting as the split module docstring defines it (expected items by hand)."""
-    assert split_items(value, sep) == items
+    assert split_items(value, sep) == tuple(items)
     # every cut removes exactly one separator, so joining the items back gives the value
     assert sep.join(items) == value
 
@@ -595,14 +595,17 @@ def test_hex_compatibility_reaches_the_segment_hypotheses():
     assert "<digit>{4}-<digit>{4}" in digits and not any("<hex>" in p for p in digits)
 
 
-def test_split_items_results_are_not_shared_between_calls():
-    """Splits are cached; a caller that edits its list must not change what the next caller gets."""
+def test_split_items_results_cannot_be_changed_by_a_caller():
+    """Splits are cached and shared between callers, so they come as tuples: a caller cannot edit
+    what the next one gets."""
     from lakeindex.fmdv.split import split_items as split
 
     first = split("a|b|c", "|")
-    first.append("zzz")
-    first[0] = "changed"
-    assert split("a|b|c", "|") == ["a", "b", "c"]
+    with pytest.raises(AttributeError):
+        first.append("zzz")  # type: ignore[attr-defined]
+    with pytest.raises(TypeError):
+        first[0] = "changed"  # type: ignore[index]
+    assert split("a|b|c", "|") == ("a", "b", "c")
 
 
 def test_a_composite_rule_stays_within_r(tmp_path):

@@ -135,6 +135,8 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
     n = sum(counts.values())
     if not n:
         return 1.0 >= min_share
+    if len(counts) <= top:  # as many skeletons at most, all of them among the top: a share of 1
+        return True
     skeletons: Counter[str] = Counter()
     unseen = n
     for i, (v, k) in enumerate(counts.most_common(), start=1):

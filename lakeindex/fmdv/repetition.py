@@ -35,7 +35,7 @@ never a record's delimiters. A word may itself be joined words of another symbol
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from lakeindex.fmdv.column import nonempty_counts
 from lakeindex.fmdv.search import Candidate
@@ -142,7 +142,7 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
     return best
 
 
-def _form(split: list[tuple[list[str], int]], sep: str, heads: int, tails: int, solve: Solve,
+def _form(split: list[tuple[Sequence[str], int]], sep: str, heads: int, tails: int, solve: Solve,
           budget: float = float("inf"), beat: float | None = None) -> Candidate | None:
     """The rule of one form (head and tail items or not) over distinct values already cut into items,
     each with its count, with FPR <= ``budget``: the parts (head, tail, items) fewest distinct values

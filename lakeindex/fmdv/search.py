@@ -74,7 +74,9 @@ def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -
         return None
     floor = min(c.fpr for c in cands)
     best = min((c for c in cands if c.fpr <= floor + slack), key=lambda c: c.rank)
-    return narrowed(best, cands, best.fpr + narrow)
+    # without a band nothing narrower qualifies: one inside best's language of FPR <= best's was in
+    # the slack band already, and best ranks first there
+    return narrowed(best, cands, best.fpr + narrow) if narrow > 0 else best
 
 
 def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candidate:
