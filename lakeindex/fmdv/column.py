@@ -206,9 +206,14 @@ class QueryColumn:
 
     @classmethod
     def from_values(cls, values: Iterable[str] | Mapping[str, int], limits: EnumerationLimits,
-                    analyses: dict[str, Analysis] | None = None) -> QueryColumn:
+                    analyses: dict[str, Analysis] | None = None,
+                    layouts: dict[int, tuple] | None = None) -> QueryColumn:
         """Group ``values`` (a list, or counts per value) by shape. ``analyses`` caches tokenizations
-        across the columns of one query (a list's items are cut again for each form tried)."""
+        across the columns of one query (a list's items are cut again for each form tried), and
+        ``layouts`` (with ``analyses`` only) the :func:`shape_layout` of their shapes, by the shape
+        object's id: ``analyses`` keeps the objects alive, and a query's shapes (a GUID field's, one
+        per value) would otherwise be hashed again and evicted from the process cache by the next
+        query's in the middle of this one."""
         counts = Counter(values)
         empty = counts.pop("", 0)
         by_shape: dict[tuple, Group] = {}
@@ -236,6 +241,12 @@ class QueryColumn:
                 by_slot = list(zip(*texts, strict=True))  # per slot, every value's text
                 g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
                 g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
-            g.slot_start, g.tok_prefix, g.labels, order[id(g)] = shape_layout(shape)
+            if layouts is None or analyses is None:
+                layout = shape_layout(shape)
+            else:
+                layout = layouts.get(id(shape))
+                if layout is None:
+                    layout = layouts[id(shape)] = shape_layout(shape)
+            g.slot_start, g.tok_prefix, g.labels, order[id(g)] = layout
         groups = sorted(by_shape.values(), key=lambda g: (-g.weight, order[id(g)]))
         return cls(groups, sum(counts.values()), empty)

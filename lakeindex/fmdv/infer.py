@@ -114,6 +114,7 @@ class AutoValidator:
         self._memo: dict[tuple, Segmentation | None] = {}
         self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
+        self._layouts: dict[int, tuple] = {}  # per fit: their shapes' layouts (``QueryColumn.from_values``)
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
         # per (values, top or not): whether structured, and the query column with its alignment, which
         # every cap a part is solved within shares (``_aligned``)
@@ -280,7 +281,8 @@ class AutoValidator:
         if prepared is None:
             # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
             structured = is_structured(values, 1 - (self.theta if horizontal_cut else 0.0))
-            col = QueryColumn.from_values(values, self.solver_.limits, self._analyses) if structured else None
+            col = QueryColumn.from_values(values, self.solver_.limits, self._analyses, self._layouts) \
+                if structured else None
             prepared = (structured, col)
             if key is not None:
                 self._prepared[(key, horizontal_cut)] = prepared
@@ -405,7 +407,8 @@ class AutoValidator:
         try:
             result = self._sampled(Counter(values))
         finally:
-            self._memo, self._no_rule, self._analyses, self._flat, self._prepared = {}, {}, {}, {}, {}
+            self._memo, self._no_rule, self._flat, self._prepared = {}, {}, {}, {}
+            self._analyses, self._layouts = {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0),

@@ -44,8 +44,18 @@ def split_items(value: str, sep: str) -> tuple[str, ...]:
     return hit
 
 
+_HAS_WORD = re.compile("[A-Za-z0-9]")
+
+
 def _split(value: str, sep: str) -> list[str]:
-    """The cuts, found among the value's symbol runs only (the regex visits its words in C)."""
+    """The cuts, found among the value's symbol runs only (the regex visits its words in C). A
+    one-symbol separator whose pieces between two cuts all hold a letter or digit stands alone in
+    each of its runs, so ``str.split`` finds the cuts (most lists and records): only a piece of
+    symbols alone (``a|-|b``, ``a||b``) joins two of them into one run."""
+    if len(sep) == 1:
+        pieces = value.split(sep)
+        if all(_HAS_WORD.search(p) for p in pieces[1:-1]):
+            return pieces
     items: list[str] = []
     chars = set(sep)
     start = 0
