@@ -234,6 +234,28 @@ def test_solver_caches_stay_within_their_byte_budget_and_answer_the_same(tmp_pat
         assert tight._stats_bytes <= 1024 and got == roomy.lookup([f"<digit>{{{k}}}" for k in range(1, 500)])
 
 
+def test_a_lookup_that_empties_the_full_cache_still_answers_for_the_patterns_it_held(tmp_path):
+    """The lookup cache is emptied when new patterns would overflow it; a pattern it held before, asked
+    again in that same lookup, keeps its statistics (it was reported absent, so infeasible)."""
+    from lakeindex.fmdv.search import ENTRY_OVERHEAD, SegmentSolver
+    from lakeindex.index.store import IndexReader
+
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
+    known = "<digit>{4}-<digit>{2}"
+    with IndexReader(tmp_path / "ix") as ix:
+        expected = ix.get(known)
+        assert expected is not None and expected.coverage == 20  # every column holds it
+        tight = SegmentSolver(ix, cache_bytes=4 * 1024)  # 1,024 bytes for lookups
+        assert tight.lookup([known]) == [expected]
+        # new patterns that fit the cache alone but not beside what it holds: it is emptied for them
+        fillers: list[str] = []
+        while sum(len(p) + ENTRY_OVERHEAD for p in fillers) + len("<upper>{99}") + ENTRY_OVERHEAD <= 1024:
+            fillers.append(f"<upper>{{{len(fillers) + 1}}}")
+        assert tight._stats_bytes + sum(len(p) + ENTRY_OVERHEAD for p in fillers) > 1024
+        got = tight.lookup([known, *fillers])
+    assert got[0] == expected and got[1:] == [None] * len(fillers)
+
+
 def test_client_lookups_do_not_grow_the_inference_cache(client):
     solver = client.app.state.holder._current.solver
     before = len(solver._stats)

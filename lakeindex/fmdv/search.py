@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
 
 NARROW_SLACK = 0.05  # the narrowing band (module docstring)
+_UNCACHED = object()  # what the lookup cache gives for a pattern it does not hold (None: not in the index)
 ENTRY_OVERHEAD = 120  # bytes of a cache entry beyond its strings: dict slot, key and value objects
 
 
@@ -126,22 +127,28 @@ class SegmentSolver:
 
     def lookup(self, patterns: list[str]) -> list[PatternStats | None]:
         """Index statistics of patterns, through the process cache."""
+        return [decode_stats(p, v) for p, v in zip(patterns, self._packed(patterns), strict=True)]
+
+    def _packed(self, patterns: list[str]) -> list[bytes | None]:
+        """Packed index values of patterns (None: not in the index), through the process cache. The
+        answer is taken before the cache is emptied to make room, so a full cache never turns a
+        pattern it held into an absent one."""
         cache = self._stats
-        missing = [p for p in patterns if p not in cache]
-        if missing:
-            found = self.index.lookup_raw(missing)
-            size = sum(len(p) + ENTRY_OVERHEAD for p in missing)
-            budget = self.cache_bytes // 4
-            if size > budget:  # more than the whole cache: answer without keeping it
-                got = dict(zip(missing, found, strict=True))
-                return [decode_stats(p, got[p] if p in got else cache.get(p)) for p in patterns]
+        packed = [cache.get(p, _UNCACHED) for p in patterns]
+        missing = [p for p, v in zip(patterns, packed, strict=True) if v is _UNCACHED]
+        if not missing:
+            return packed  # type: ignore[return-value]
+        found = dict(zip(missing, self.index.lookup_raw(missing), strict=True))
+        size = sum(len(p) + ENTRY_OVERHEAD for p in found)
+        budget = self.cache_bytes // 4
+        if size <= budget:  # else more than the whole cache: answer without keeping it
             with self._lock:
                 if self._stats_bytes + size > budget:
                     cache.clear()
                     self._stats_bytes = 0
-                cache.update(zip(missing, found, strict=True))
+                cache.update(found)
                 self._stats_bytes += size
-        return [decode_stats(p, cache.get(p)) for p in patterns]
+        return [found[p] if v is _UNCACHED else v for p, v in zip(patterns, packed, strict=True)]
 
     def _remember(self, key: tuple, cands: list[Candidate]) -> None:
         """Cache a segment key's candidates within the byte budget (a key is as big as its shapes)."""
@@ -158,8 +165,13 @@ class SegmentSolver:
 
     def feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
         """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""
-        return [Candidate(s.pattern, s.fpr, s.coverage) for s in self.lookup(patterns)
-                if s is not None and s.fpr <= r and s.coverage >= m]
+        out = []
+        for p, v in zip(patterns, self._packed(patterns), strict=True):
+            if v is not None:  # most hypotheses of a segment are in no lake column: nothing to decode
+                stats = decode_stats(p, v)
+                if stats is not None and stats.fpr <= r and stats.coverage >= m:
+                    out.append(Candidate(p, stats.fpr, stats.coverage))
+        return out
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:
