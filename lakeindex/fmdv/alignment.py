@@ -187,21 +187,14 @@ class Alignment:
         self._masks: list[int] | None = None  # see ``span``
 
     def _spans(self) -> list[int]:
-        """Per column, the layouts with a part there (bit k for ``layouts[k]``), with what ``span`` and
-        ``present`` need: per layout, its parts before each column; per column, the widest such part."""
+        """Per column, the layouts with a part there (bit k for ``layouts[k]``) and the widest such part
+        (``span``, ``narrow_enough``)."""
         masks, widest = [0] * self.ncols, [0] * self.ncols
-        self._before = []
         for k, lay in enumerate(self.layouts):
             bound = lay.bound()
             for pi, c in enumerate(lay.cols):
                 masks[c] |= 1 << k
                 widest[c] = max(widest[c], bound[pi + 1] - bound[pi])
-            before, pi = [], 0
-            for c in range(self.ncols + 1):
-                while pi < len(lay.cols) and lay.cols[pi] < c:
-                    pi += 1
-                before.append(pi)
-            self._before.append(before)
         self._tokens = [0]
         for w in widest:
             self._tokens.append(self._tokens[-1] + w)
@@ -228,8 +221,8 @@ class Alignment:
 
     def present(self, some: int, s: int, e: int) -> list[tuple[Layout, int, int]]:
         """Per layout in ``some`` (bits, from :meth:`span`), the range of its parts inside columns [s, e)."""
-        return [(lay, before[s], before[e])
-                for k, (lay, before) in enumerate(zip(self.layouts, self._before, strict=True)) if some >> k & 1]
+        return [(lay, bisect_left(lay.cols, s), bisect_left(lay.cols, e))
+                for k, lay in enumerate(self.layouts) if some >> k & 1]
 
     def narrow_enough(self, s: int, e: int, tau: int) -> bool:
         """Every value holds at most ``tau`` tokens in columns [s, e), told from the widest part of each
