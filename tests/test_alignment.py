@@ -158,8 +158,8 @@ def test_a_layouts_width_check_agrees_with_the_tokens_of_each_value():
 
 
 def test_signature_slices_equal_the_columns_signatures():
-    """``signatures``/``symbols`` over a range give what ``signature``/``is_symbol`` give column by
-    column, whichever ranges are asked first."""
+    """``segment`` over a range gives what ``signature``/``is_symbol`` give column by column, whichever
+    ranges are asked first."""
     limits = EnumerationLimits()
     values = ["ab-1.5", "ab-22.75", "zz-3", "id 7-1.0"]
     fresh = Alignment(QueryColumn.from_values(values, limits).groups)
@@ -167,9 +167,9 @@ def test_signature_slices_equal_the_columns_signatures():
     n = al.ncols
     ranges = [(a, b) for a in range(n) for b in range(a + 1, n + 1)]
     for s, e in sorted(ranges, key=lambda r: (r[1] - r[0], -r[0])):  # short ranges first, from the right
-        assert al.signatures(s, e) == tuple(fresh.signature(c) for c in range(s, e))
-        assert al.symbols(s, e) == all(fresh.is_symbol(c) for c in range(s, e))
-    assert any(al.symbols(c, c + 1) for c in range(n)) and not al.symbols(0, n)
+        assert al.segment(s, e) == (tuple(fresh.signature(c) for c in range(s, e)),
+                                    all(fresh.is_symbol(c) for c in range(s, e)))
+    assert any(al.segment(c, c + 1)[1] for c in range(n)) and not al.segment(0, n)[1]
 
 
 def test_agreed_constants_and_hex_flags_by_definition():

@@ -252,24 +252,15 @@ class Alignment:
         self._symbols[c] = len(parts) == 1 and isinstance(next(iter(parts))[0], str)
         return sig
 
-    def signatures(self, s: int, e: int) -> tuple[tuple[frozenset, bool], ...]:
-        """The :meth:`signature` of columns s..e-1: a DP asks for every segment of up to tau columns, and
-        a slice costs less than e - s calls."""
-        return tuple(self._known(s, e))  # type: ignore[arg-type]
-
-    def symbols(self, s: int, e: int) -> bool:
-        """Every column of s..e-1 :meth:`is_symbol`."""
-        self._known(s, e)
-        return all(self._symbols[s:e])
-
-    def _known(self, s: int, e: int) -> list[tuple[frozenset, bool] | None]:
-        """The signatures of columns s..e-1, each computed on first use."""
+    def segment(self, s: int, e: int) -> tuple[tuple[tuple[frozenset, bool], ...], bool]:
+        """The :meth:`signature` of columns s..e-1, and whether every one of them :meth:`is_symbol`: a DP
+        asks for every segment of up to tau columns, and slices cost less than e - s calls."""
         sigs = self._signatures[s:e]
         if None in sigs:
             for c in range(s, e):
                 self.signature(c)
             sigs = self._signatures[s:e]
-        return sigs
+        return tuple(sigs), all(self._symbols[s:e])  # type: ignore[return-value]
 
     def is_symbol(self, c: int) -> bool:
         """Column ``c`` holds one symbol run in every value that has it."""

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from operator import attrgetter
 from threading import Lock
 from typing import TYPE_CHECKING
 
@@ -68,13 +69,16 @@ class Candidate:
         return (self.coverage, generality(self.pattern), self.fpr, self.pattern)
 
 
+_RANK = attrgetter("rank")
+
+
 def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -> Candidate | None:
     """The most specific candidate whose FPR is within ``slack`` of the lowest, then the most specific
     one inside its language with an FPR at most ``narrow`` higher (module docstring)."""
     if not cands:
         return None
     floor = min(c.fpr for c in cands)
-    best = min((c for c in cands if c.fpr <= floor + slack), key=lambda c: c.rank)
+    best = min((c for c in cands if c.fpr <= floor + slack), key=_RANK)
     # without a band nothing narrower qualifies: one inside best's language of FPR <= best's was in
     # the slack band already, and best ranks first there
     return narrowed(best, cands, best.fpr + narrow) if narrow > 0 else best
@@ -86,7 +90,7 @@ def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candida
         return best
     inner = [c for c in cands if c.fpr <= max_fpr and c.rank < best.rank and not c.literal
              and subsumes(best.pattern, c.pattern)]
-    return min(inner, key=lambda c: c.rank) if inner else best
+    return min(inner, key=_RANK) if inner else best
 
 
 def within(cands: list[Candidate], cap: float | None) -> list[Candidate]:
@@ -179,8 +183,10 @@ class SegmentSolver:
         segmentation narrows its segments within what r leaves, see ``vertical.segmentations``), among
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
-        cands, absent = self.column_candidates(al, s, e, r, m)
-        return choose(within(cands, cap), self.fpr_slack, 0.0), absent
+        hit = al.solved.get((s, e, r, m))  # column_candidates, inlined: a DP asks for every segment
+        if hit is None:
+            hit = al.solved[(s, e, r, m)] = self._column_candidates(al, s, e, r, m)
+        return choose(within(hit[0], cap), self.fpr_slack, 0.0), hit[1]
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,
                           m: int) -> tuple[list[Candidate], frozenset | None]:
@@ -212,10 +218,11 @@ class SegmentSolver:
                 # a layout's groups share its labels, so layouts tell whether the labels differ
                 several = len({lay.labels[i:j] for lay, i, j in present}) > 1
                 return self._candidates(parts, r, m, several), absent
-        if al.symbols(s, e):
-            text = "".join(next(iter(sig[0]))[0] for sig in al.signatures(s, e))
+        sigs, symbols = al.segment(s, e)
+        if symbols:
+            text = "".join(next(iter(sig[0]))[0] for sig in sigs)
             return [Candidate(escape_literal(text), 0.0, 0, literal=True)], absent
-        key = (al.signatures(s, e), r, m)
+        key = (sigs, r, m)
         cands = self._feasible.get(key)
         if cands is None:
             if present is None:
