@@ -185,3 +185,15 @@ def test_agreed_constants_and_hex_flags_by_definition():
                         for j in range(width))
         hexes = tuple(all(hx[j] for _, hx in slices) for j in range(width))
         assert alignment._agreed(slices) == (commons, hexes)
+
+
+def test_segment_bytes_is_the_length_of_the_signatures_written_out():
+    """The cache counts a segment key's bytes column by column (``segment_bytes``): the length ``repr``
+    gives the whole tuple of signatures, within the one trailing comma of a 1-tuple."""
+    limits = EnumerationLimits()
+    values = ["ab-1.5", "ab-22.75", "zz-3", "id 7-1.0", "9f3a-b2c1-77"]
+    al = Alignment(QueryColumn.from_values(values, limits).groups)
+    for s in range(al.ncols):
+        for e in range(s + 1, al.ncols + 1):
+            written = len(repr(al.segment(s, e)[0]))
+            assert written - 1 <= al.segment_bytes(s, e) <= written, (s, e)

@@ -154,9 +154,11 @@ class SegmentSolver:
                 self._stats_bytes += size
         return [found[p] if v is _UNCACHED else v for p, v in zip(patterns, packed, strict=True)]
 
-    def _remember(self, key: tuple, cands: list[Candidate]) -> None:
-        """Cache a segment key's candidates within the byte budget (a key is as big as its shapes)."""
-        size = _key_bytes(key[0]) + sum(len(c.pattern) + ENTRY_OVERHEAD for c in cands) + ENTRY_OVERHEAD
+    def _remember(self, key: tuple, cands: list[Candidate], key_bytes: int | None = None) -> None:
+        """Cache a segment key's candidates within the byte budget (a key is as big as its shapes;
+        ``key_bytes``: its size if the caller knows it)."""
+        size = (_key_bytes(key[0]) if key_bytes is None else key_bytes) \
+            + sum(len(c.pattern) + ENTRY_OVERHEAD for c in cands) + ENTRY_OVERHEAD
         budget = self.cache_bytes - self.cache_bytes // 4
         if size > budget:
             return
@@ -230,7 +232,7 @@ class SegmentSolver:
             budget = self.limits.budget(max(lay.widest(i, j) for lay, i, j in present))
             hyps = hypotheses(lambda p, level: al.column(s + p, level), e - s, self.limits.max_constants, budget)
             cands = self.feasible(hyps or [], r, m)
-            self._remember(key, cands)
+            self._remember(key, cands, al.segment_bytes(s, e))
         return cands, absent
 
     def _windowed(self, labels: tuple, i: int, j: int) -> bool:
