@@ -39,11 +39,6 @@ def value_hash(value: str) -> int:
     return zlib.crc32(value.encode("utf-8", "surrogatepass"))
 
 
-def _unit(value: str) -> float:
-    """A deterministic pseudo-uniform number in (0, 1] for a value."""
-    return (value_hash(value) + 1) / _U
-
-
 def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list[str], list[float]]:
     """The ``k`` values of highest priority w/u(v), each with its estimated weight max(w, t).
 
@@ -52,7 +47,12 @@ def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list
     n = len(values)
     if k <= 0 or n <= k:
         return values, weights
-    top = heapq.nlargest(k + 1, ((w / _unit(v), i) for i, (v, w) in enumerate(zip(values, weights, strict=True))))
+    # priority w / u(v), u(v) = (value_hash(v) + 1) / 2^32 in (0, 1]: deterministic and pseudo-uniform,
+    # written out in a list (a wide fit samples a 1,000-value column: two calls and a generator step
+    # per value were a tenth of its time)
+    crc32 = zlib.crc32
+    top = heapq.nlargest(k + 1, [(w / ((crc32(v.encode("utf-8", "surrogatepass")) + 1) / _U), i)
+                                 for i, (v, w) in enumerate(zip(values, weights, strict=True))])
     t = top[k][0]
     kept = [i for _, i in top[:k]]
     heavy = sum(weights[i] for i in kept if weights[i] >= t)
