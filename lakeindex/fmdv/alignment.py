@@ -227,7 +227,9 @@ class Alignment:
 
     def narrow_enough(self, s: int, e: int, tau: int) -> bool:
         """Every value holds at most ``tau`` tokens in columns [s, e), told from the widest part of each
-        column (a bound: a sufficient test, after :meth:`span`)."""
+        column (a bound: a sufficient test)."""
+        if self._masks is None:
+            self._spans()
         return self._tokens[e] - self._tokens[s] <= tau
 
     def signature(self, c: int) -> tuple[frozenset, bool]:

@@ -218,8 +218,8 @@ class QueryColumn:
         empty = counts.pop("", 0)
         by_shape: dict[tuple, Group] = {}
         slot_texts: dict[tuple, list[tuple[str, ...]]] = {}
-        if analyses is None:
-            analyses = {}
+        if analyses is None:  # the shapes live for this call only: their ids cannot key ``layouts``
+            analyses, layouts = {}, None
         for v, n in counts.items():
             a = analyses.get(v)
             if a is None:
@@ -241,7 +241,7 @@ class QueryColumn:
                 by_slot = list(zip(*texts, strict=True))  # per slot, every value's text
                 g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
                 g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
-            if layouts is None or analyses is None:
+            if layouts is None:
                 layout = shape_layout(shape)
             else:
                 layout = layouts.get(id(shape))

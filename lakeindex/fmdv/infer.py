@@ -116,9 +116,9 @@ class AutoValidator:
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._layouts: dict[int, tuple] = {}  # per fit: their shapes' layouts (``QueryColumn.from_values``)
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
-        # per (values, top or not): whether structured, and the query column with its alignment, which
-        # every cap a part is solved within shares (``_aligned``)
-        self._prepared: dict[tuple, tuple[bool, QueryColumn | None]] = {}
+        # per (values, top or not): the query column with its alignment, which every cap a part is
+        # solved within shares, or None for free text (``_aligned``)
+        self._prepared: dict[tuple, QueryColumn | None] = {}
         self._part_solves = 0
         self._extended = False  # the second search's forms (see ``_column``)
         self._plain = False  # parts taken before narrowing (the second search, and ``_joined``)
@@ -265,7 +265,7 @@ class AutoValidator:
         return result
 
     def _aligned(self, values: Counter[str], depth: int, cap: float,
-                 key: tuple | None = None) -> tuple[Segmentation | None, Segmentation | None, bool]:
+                 key: tuple) -> tuple[Segmentation | None, Segmentation | None, bool]:
         """FMDV[-V][-H] on the values as they align, without lists and records, with its segments
         narrowed and before narrowing (the same at the top): both searches (``_column``) take these
         results (``_flat``), the first the narrowed ones and the second, for parts, the others; and
@@ -277,16 +277,14 @@ class AutoValidator:
         """
         vertical = self.method in ("fmdv-v", "fmdv-vh")
         horizontal_cut = self.method.endswith("h") and depth == 0
-        prepared = self._prepared.get((key, horizontal_cut)) if key is not None else None
-        if prepared is None:
+        if (key, horizontal_cut) in self._prepared:
+            col = self._prepared[(key, horizontal_cut)]
+        else:
             # every pattern has one token skeleton (V: a few aligned ones): free text has hundreds
             structured = is_structured(values, 1 - (self.theta if horizontal_cut else 0.0))
             col = QueryColumn.from_values(values, self.solver_.limits, self._analyses, self._layouts) \
                 if structured else None
-            prepared = (structured, col)
-            if key is not None:
-                self._prepared[(key, horizontal_cut)] = prepared
-        structured, col = prepared
+            self._prepared[(key, horizontal_cut)] = col
         if col is None:
             return None, None, False
         if vertical and depth > 0:

@@ -185,10 +185,8 @@ class SegmentSolver:
         segmentation narrows its segments within what r leaves, see ``vertical.segmentations``), among
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
-        hit = al.solved.get((s, e, r, m))  # column_candidates, inlined: a DP asks for every segment
-        if hit is None:
-            hit = al.solved[(s, e, r, m)] = self._column_candidates(al, s, e, r, m)
-        return choose(within(hit[0], cap), self.fpr_slack, 0.0), hit[1]
+        cands, absent = self.column_candidates(al, s, e, r, m)
+        return choose(within(cands, cap), self.fpr_slack, 0.0), absent
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,
                           m: int) -> tuple[list[Candidate], frozenset | None]:
