@@ -55,7 +55,7 @@ def pct(xs: list[float], q: float) -> float:
 
 def in_process(index: Path, cols: list[list[str]], passes: int) -> dict:
     with IndexReader(index) as ix:
-        solver = SegmentSolver(ix, freeze_gc=True)  # as the service runs it
+        solver = SegmentSolver(ix, freeze_gc=True, preload=True)  # as the service runs it
         cold = []
         for c in cols:
             t = time.perf_counter()

@@ -35,7 +35,7 @@ def in_process(index: str) -> dict[str, float]:
 
     out = {}
     with IndexReader(index) as ix:
-        solver = SegmentSolver(ix, freeze_gc=True)
+        solver = SegmentSolver(ix, freeze_gc=True, preload=True)  # as the service runs it
         for name, values in (("infer_3", SMALL), ("infer_1000", LARGE)):
             AutoValidator(solver).fit(values)
             per = timeit.timeit(lambda v=values: AutoValidator(solver).fit(v).rule_.to_dict(), number=200) / 200

@@ -45,7 +45,7 @@ def main() -> int:
     args = ap.parse_args()
     cols = test_columns(args.lake_seed, args.test_seed, args.columns, args.rows, 0.1)
     with IndexReader(args.index) as ix:
-        solver = SegmentSolver(ix, freeze_gc=True)  # as the service runs it
+        solver = SegmentSolver(ix, freeze_gc=True, preload=True)  # as the service runs it
         AutoValidator(solver, method="fmdv-vh").fit(cols[0].values)  # imports and first index reads
         cold, warm = [], [float("inf")] * len(cols)
         for c in cols:

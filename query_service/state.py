@@ -46,7 +46,7 @@ class IndexHolder:
 
     def _open(self) -> Loaded:
         reader = IndexReader(self.path)
-        return Loaded(reader, SegmentSolver(reader, freeze_gc=True))
+        return Loaded(reader, SegmentSolver(reader, freeze_gc=True, preload=True))
 
     @property
     def version(self) -> str:

@@ -256,6 +256,32 @@ def test_a_lookup_that_empties_the_full_cache_still_answers_for_the_patterns_it_
     assert got[0] == expected and got[1:] == [None] * len(fillers)
 
 
+def test_a_preloaded_index_answers_from_memory_as_the_index_does(tmp_path, monkeypatch):
+    """A solver that preloads an index within its budget answers every lookup, absent patterns
+    included, as the index itself does, without reading RocksDB again; one over budget keeps reading."""
+    from lakeindex.fmdv.search import SegmentSolver
+    from lakeindex.index.store import IndexReader
+
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
+    asked = ["<digit>{4}-<digit>{2}", "<digit>+-<digit>+", "<num>", "<upper>{7}", "nothing-like-it"]
+    with IndexReader(tmp_path / "ix") as ix:
+        expected = [ix.get(p) for p in asked]
+        assert expected[0] is not None and expected[-1] is None
+        keys = sum(1 for _ in ix.items())
+        loaded = SegmentSolver(ix, preload=True)
+        assert loaded._complete and len(loaded._stats) == keys
+        small = SegmentSolver(ix, cache_bytes=4 * 1024, preload=True)  # 1,024 bytes: not the whole index
+        assert not small._complete
+
+        def no_reads(patterns):
+            raise AssertionError(f"read RocksDB for {patterns[:3]}")
+
+        monkeypatch.setattr(ix, "lookup_raw", no_reads)
+        assert loaded.lookup(asked) == expected
+        monkeypatch.undo()
+        assert small.lookup(asked) == expected
+
+
 def test_client_lookups_do_not_grow_the_inference_cache(client):
     solver = client.app.state.holder._current.solver
     before = len(solver._stats)
@@ -291,6 +317,28 @@ def test_a_damaged_index_is_a_clear_error_never_a_partial_answer(tmp_path, capsy
         assert main(argv) == 2, argv
         out = capsys.readouterr()
         assert out.out == "" and "is damaged" in json.loads(out.err.splitlines()[0])["error"]
+
+
+def test_an_index_whose_scan_meets_damage_is_not_preloaded_and_is_read_as_before(tmp_path, monkeypatch):
+    """Preloading reads every block; one found damaged on the way leaves the solver reading RocksDB (where
+    a lookup meeting the damage gets the clear error), never holding a part of the index as if whole."""
+    from lakeindex.fmdv.search import SegmentSolver
+    from lakeindex.index.store import IndexError_, IndexReader
+
+    build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
+    asked = ["<digit>{4}-<digit>{2}", "<digit>+-<digit>+", "nothing-like-it"]
+    with IndexReader(tmp_path / "ix") as ix:
+        expected = [ix.get(p) for p in asked]
+        whole = list(ix.items())
+
+        def damaged_scan():
+            yield from whole[:3]
+            raise IndexError_(f"index {tmp_path / 'ix'} is damaged (Corruption: block checksum mismatch)")
+
+        monkeypatch.setattr(ix, "items", damaged_scan)
+        solver = SegmentSolver(ix, preload=True)
+        assert not solver._complete and solver._stats == {}
+        assert solver.lookup(asked) == expected
 
 
 def test_symlinks_in_a_lake_never_count_a_file_twice(spark, tmp_path):
