@@ -15,7 +15,7 @@ import random
 import pytest
 
 import lakeindex.fmdv.infer as infer
-from lakeindex.fmdv.column import signless_skeleton, skeleton
+from lakeindex.fmdv.column import memo_skeleton, signless_skeleton, skeleton
 from lakeindex.fmdv.infer import MAX_STRATA, QUERY_SAMPLE, AutoValidator
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
@@ -138,6 +138,20 @@ def test_a_minority_structure_weighs_in_the_sample_what_it_weighs_in_the_column(
 ])
 def test_signless_skeleton_by_hand(value, expected):
     assert signless_skeleton(value) == expected
+
+
+def test_the_memo_skeleton_agrees_with_the_regex_skeleton():
+    """``memo_skeleton`` (byte translation, runs collapsed by replaces) against :func:`skeleton`'s regex
+    replace (the oracle) on random values of words, symbols, non-ASCII letters and long runs, each asked
+    twice (a memo hit and a miss)."""
+    rng = random.Random(9)
+    alphabet = "aZ9w_-.:/ é€\u00a0😀,|#"
+    values = ["", "w", "ww", "x" * 1000, "é" * 7, "1" * 33 + "-" + "w" * 5]
+    values += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(2000)]
+    values += [",".join(str(rng.randint(-9999, 9999)) for _ in range(rng.randint(1, 24))) for _ in range(500)]
+    structure = memo_skeleton()
+    for v in values + values:
+        assert structure(v) == skeleton(v), v
 
 
 def _signed_lists(rng: random.Random, n: int, item) -> list[str]:
