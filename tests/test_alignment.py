@@ -70,6 +70,71 @@ def test_needleman_wunsch_finds_an_optimal_alignment():
         assert score_of(alignment._align(list(p), q), p, q) == best_score(p, q), (p, q)
 
 
+def optimal_count(p: tuple, q: tuple) -> int:
+    """Brute force: how many alignments of p and q reach ``best_score``."""
+    best = best_score(p, q)
+
+    @cache
+    def go(i: int, j: int, score: float) -> int:
+        if i == len(p) and j == len(q):
+            return int(score == best)
+        n = 0
+        if i < len(p):
+            n += go(i + 1, j, score - 1.0)
+        if j < len(q):
+            n += go(i, j + 1, score - 1.0)
+        if i < len(p) and j < len(q) and (s := pair_score(p[i], q[j])) is not None:
+            n += go(i + 1, j + 1, score + s)
+        return n
+    return go(0, 0, 0.0)
+
+
+def test_same_length_sequences_a_word_or_two_apart_align_one_to_one_as_the_table_does():
+    """The shortcut of ``_align``: position-by-position pairs with at most two words of other classes
+    are the one optimal alignment (brute force), and the full table agrees; three such words may
+    align otherwise, and go to the table."""
+    rng = random.Random(8)
+    words = [lab for lab in LABELS if lab[0] == "w"]
+    for _ in range(300):
+        p = tuple(rng.choice(LABELS) for _ in range(rng.randint(1, 9)))
+        q = list(p)
+        at = [i for i, lab in enumerate(p) if lab[0] == "w"]
+        for i in rng.sample(at, min(len(at), rng.randint(0, 2))):
+            q[i] = rng.choice([w for w in words if w != p[i]])
+        q = tuple(q)
+        diagonal = [(i, i) for i in range(len(p))]
+        assert optimal_count(p, q) == 1 and score_of(diagonal, p, q) == best_score(p, q), (p, q)
+        assert alignment._align(list(p), q) == diagonal == alignment._table(list(p), q), (p, q)
+    p, q = (("w", "N"), ("w", "L"), ("w", "N")), (("w", "L"), ("w", "N"), ("w", "L"))
+    assert score_of([(i, i) for i in range(3)], p, q) == 1.5 < best_score(p, q) == 2.0  # -1 + 2 + 2 - 1
+    assert alignment._align(list(p), q) != [(i, i) for i in range(3)]
+
+
+def test_sequences_one_part_apart_align_as_the_table_does():
+    """The one-gap shortcut of ``_align``: on random pairs where one sequence has one part more (most of
+    them the other with a part inserted and a word's class changed or two), the alignment is optimal
+    (brute force), is the optimum where that is unique, and is the full table's."""
+    rng = random.Random(12)
+    words = [lab for lab in LABELS if lab[0] == "w"]
+    for _ in range(600):
+        p = tuple(rng.choice(LABELS) for _ in range(rng.randint(0, 9)))
+        if rng.random() < 0.8:
+            q = list(p)
+            for i in rng.sample(range(len(q)), min(len(q), rng.randint(0, 3))):
+                if q[i][0] == "w":
+                    q[i] = rng.choice(words)
+            q.insert(rng.randint(0, len(q)), rng.choice(LABELS))
+        else:
+            q = [rng.choice(LABELS) for _ in range(len(p) + 1)]
+        q = tuple(q)
+        for x, y in ((p, q), (q, p)):
+            got = alignment._align(list(x), y)
+            assert score_of(got, x, y) == best_score(x, y), (x, y)
+            assert got == alignment._table(list(x), y), (x, y)
+            pairs = alignment._one_gap(list(x), y)
+            assert pairs is None or optimal_count(x, y) == 1 and pairs == got, (x, y)
+
+
 def test_identical_sequences_align_one_to_one():
     seq = (("w", "N"), ("s", "-"), ("w", "N"), ("s", "-"), ("w", "N"))
     assert alignment._align(list(seq), seq) == [(i, i) for i in range(5)]

@@ -33,7 +33,77 @@ def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
     symbol, nor two different symbols. Ties prefer a pair, then a gap in ``seq``, then one in
     ``profile``. Row by row, with the word flags of ``seq`` computed once: this runs in every fit whose
     alignment is not cached.
+
+    Two sequences of one length that pair position by position, with at most two words of other
+    classes, are aligned so without the table (a GUID field's layouts differ by a word or two that is
+    all digits or all letters: 2,352 of 7,713 alignments of 200 cold wide fits). That is the table's
+    answer: the diagonal scores at least 2n - 3, and any alignment with a gap has as many in each
+    sequence, so at most n - 1 pairs and two gaps, at most 2(n - 1) - 2 = 2n - 4. The optimum being
+    unique, the traceback can only follow it. Likewise where one sequence has one part more
+    (``_one_gap``: 136 of the 287 tables of the slowest cold fit).
     """
+    if len(profile) == len(seq):
+        other = 0
+        for a, b in zip(profile, seq, strict=True):
+            if a != b:
+                if a[0] != "w" or b[0] != "w" or other == 2:
+                    break
+                other += 1
+        else:
+            return [(i, i) for i in range(len(seq))]
+    elif abs(len(profile) - len(seq)) == 1:
+        pairs = _one_gap(profile, seq)
+        if pairs is not None:
+            return pairs
+    return _table(profile, seq)
+
+
+def _pair_score(a: tuple[str, str], b: tuple[str, str]) -> float | None:
+    """What pairing two parts scores in :func:`_align` (None: they may not pair)."""
+    if a == b:
+        return 2.0
+    return 0.5 if a[0] == "w" and b[0] == "w" else None
+
+
+def _one_gap(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]] | None:
+    """:func:`_align` of sequences of m + 1 and m parts where one alignment with m pairs (a gap at one
+    place of the longer) is the unique optimum, told in O(m); None where that is not certain. Such an
+    alignment scores its pairs less 1; any other has at most m - 1 pairs and three gaps, at most
+    2(m - 1) - 3 = 2m - 5. So the best of the m + 1 places wins if it beats 2m - 5 and no other
+    place ties with it."""
+    longer = len(profile) > len(seq)
+    a, b = (profile, seq) if longer else (seq, profile)
+    m = len(b)
+    pre = [0.0]  # pre[t]: a[:t] paired with b[:t], while that is possible
+    for i in range(m):
+        sc = _pair_score(a[i], b[i])
+        if sc is None:
+            break
+        pre.append(pre[-1] + sc)
+    suf = [0.0] * (m + 1)  # suf[t]: a[t + 1:] paired with b[t:], for t >= first
+    first = m
+    for i in range(m - 1, -1, -1):
+        sc = _pair_score(a[i + 1], b[i])
+        if sc is None:
+            break
+        suf[i] = suf[i + 1] + sc
+        first = i
+    best, at, ties = -float("inf"), -1, 0
+    for t in range(first, len(pre)):
+        total = pre[t] + suf[t] - 1.0
+        if total > best:
+            best, at, ties = total, t, 0
+        elif total == best:
+            ties += 1
+    if at < 0 or ties or best <= 2 * m - 5:
+        return None
+    if longer:
+        return [(i, i) for i in range(at)] + [(at, None)] + [(i + 1, i) for i in range(at, m)]
+    return [(i, i) for i in range(at)] + [(None, at)] + [(i, i + 1) for i in range(at, m)]
+
+
+def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
+    """:func:`_align` by the full Needleman-Wunsch table."""
     n, k = len(profile), len(seq)
     words = [b[0] == "w" for b in seq]
     prev = [float(-j) for j in range(k + 1)]
