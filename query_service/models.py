@@ -29,6 +29,9 @@ class ReadyOut(BaseModel):
 
     status: Literal["ready"]
     index_version: str
+    # the index's keys are held in memory (it fits the inference lookup cache), so inference never
+    # reads RocksDB; false for an index too big for it, served from RocksDB and its block cache
+    index_in_memory: bool
 
 
 class NotReadyOut(BaseModel):

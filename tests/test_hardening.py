@@ -269,9 +269,9 @@ def test_a_preloaded_index_answers_from_memory_as_the_index_does(tmp_path, monke
         assert expected[0] is not None and expected[-1] is None
         keys = sum(1 for _ in ix.items())
         loaded = SegmentSolver(ix, preload=True)
-        assert loaded._complete and len(loaded._stats) == keys
+        assert loaded.preloaded and len(loaded._stats) == keys
         small = SegmentSolver(ix, cache_bytes=4 * 1024, preload=True)  # 1,024 bytes: not the whole index
-        assert not small._complete
+        assert not small.preloaded
 
         def no_reads(patterns):
             raise AssertionError(f"read RocksDB for {patterns[:3]}")
@@ -337,7 +337,7 @@ def test_an_index_whose_scan_meets_damage_is_not_preloaded_and_is_read_as_before
 
         monkeypatch.setattr(ix, "items", damaged_scan)
         solver = SegmentSolver(ix, preload=True)
-        assert not solver._complete and solver._stats == {}
+        assert not solver.preloaded and solver._stats == {}
         assert solver.lookup(asked) == expected
 
 

@@ -34,6 +34,7 @@ def test_health_ready_meta_docs(client):
     assert client.get("/health").json() == {"status": "ok"}
     ready = client.get("/ready").json()
     assert ready["status"] == "ready" and ready["index_version"].startswith("v-")
+    assert ready["index_in_memory"] is True  # a test index fits the lookup cache many times over
     assert client.get("/v1/index").json()["columns_scanned"] == len(corpus())
     assert "/v1/infer" in client.get("/openapi.json").json()["paths"]
     assert client.get("/docs").status_code == 200

@@ -134,6 +134,11 @@ class SegmentSolver:
         if preload:
             self.preload()
 
+    @property
+    def preloaded(self) -> bool:
+        """The lookup cache holds the whole index (``preload``): lookups never read RocksDB."""
+        return self._complete
+
     def preload(self) -> bool:
         """Hold the whole index in the lookup cache if it fits the cache's budget (a quarter of
         ``cache_bytes``), and say whether it did. Lookups then never reach RocksDB: a cold fit's

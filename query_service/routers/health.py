@@ -24,6 +24,7 @@ def ready(request: Request) -> JSONResponse:
     try:
         with holder.acquire() as loaded:
             loaded.reader.lookup(["<digit>+"])
-            return JSONResponse({"status": "ready", "index_version": loaded.version})
+            return JSONResponse({"status": "ready", "index_version": loaded.version,
+                                 "index_in_memory": loaded.solver.preloaded})
     except Exception as exc:  # noqa: BLE001 - readiness reports any failure
         return JSONResponse({"status": "not ready", "error": str(exc)}, status_code=503)
