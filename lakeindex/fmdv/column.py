@@ -249,9 +249,8 @@ class QueryColumn:
             if layouts is None:
                 layout = shape_layout(shape)
             else:
-                layout = layouts.get(id(shape))
-                if layout is None:
-                    layout = layouts[id(shape)] = shape_layout(shape)
+                held = layouts.get(id(shape))
+                layout = held if held is not None else layouts.setdefault(id(shape), shape_layout(shape))
             g.slot_start, g.tok_prefix, g.labels, order[id(g)] = layout
         groups = sorted(by_shape.values(), key=lambda g: (-g.weight, order[id(g)]))
         return cls(groups, sum(counts.values()), empty)

@@ -112,7 +112,8 @@ def repetition_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, tol
     for sep in list_separators(counts, tol, tallies):
         lists = {v: n for v, n in counts.items() if len(split_items(v, sep)) > 1}
         pre, suf = _wrapper(list(lists), sep)
-        split = [(split_items(v[len(pre):len(v) - len(suf)], sep), n) for v, n in lists.items()]
+        split: list[tuple[Sequence[str], int]] = [(split_items(v[len(pre):len(v) - len(suf)], sep), n)
+                                                  for v, n in lists.items()]
         lead = all(s[0] == "" for s, _ in split)
         trail = all(s[-1] == "" for s, _ in split)
         split = [(s[1 if lead else 0:len(s) - 1 if trail else len(s)], n) for s, n in split]
@@ -233,11 +234,11 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, budget:
         longest = max(len(items) for items, _ in split)
         if longest < 2 or all(len(items) > 1 for items, _ in split):
             continue  # the symbol never cuts as a separator, or cuts every value
-        words = item_tally(split)
-        word = solve(words, budget if best is None else min(budget, best.fpr))
+        tallied = item_tally(split)
+        word = solve(tallied, budget if best is None else min(budget, best.fpr))
         cand = None if word is None else _joined(word, sep, longest)
         if cand is not None and word.fpr <= budget and (best is None or word.fpr < best.fpr):
-            best, chosen = cand, (words, sep, longest)
+            best, chosen = cand, (tallied, sep, longest)
     if best is not None and refine is not None:
         word = refine(chosen[0])
         best = (None if word is None else _joined(word, *chosen[1:])) or best

@@ -87,6 +87,7 @@ def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, 
                 continue
             for state, (score, _) in best[s].items():
                 mand, phase, block = state
+                nxt: tuple[bool, int, frozenset | None]
                 if absent is None:
                     nxt = (mand or not c.literal, 2 if phase else 0, None)
                 elif phase == 0 or (phase == 1 and block == absent):
