@@ -1,0 +1,99 @@
+"""The compiled build (``setup.py``, ``LAKEINDEX_COMPILE=1``) gives the rules its Python sources give.
+
+The oracle is the pure-Python package in this process. A subprocess imports a copy of the package whose
+inference modules are compiled with mypyc (checked: they load as extension modules) and fits the same
+columns against the same index: lists of GUIDs, records of timestamps, ids and paths, URLs with an
+optional query string, lists of signed numbers, enums of joined words, dates. Skipped where mypyc or a C
+compiler is missing. The suite's other tests run against the sources: several of them instrument the
+search (module constants patched, spies, subclasses), which compiled modules do not allow.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader
+
+ROOT = Path(__file__).resolve().parents[1]
+
+pytest.importorskip("mypyc.build", reason="the compiled build needs mypyc (mypy)")
+if shutil.which("cc") is None:
+    pytest.skip("the compiled build needs a C compiler", allow_module_level=True)
+
+
+def _guid(r: random.Random) -> str:
+    h = f"{r.getrandbits(128):032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+def _timestamp(r: random.Random) -> str:
+    return (f"20{r.randint(18, 24)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}T{r.randint(0, 23):02d}:"
+            f"{r.randint(0, 59):02d}:{r.randint(0, 59):02d}.{r.randint(0, 999):03d}Z")
+
+
+GENERATORS: dict[str, Callable[[random.Random], str]] = {
+    "guid_list": lambda r: "#".join(_guid(r) for _ in range(r.randint(3, 6))),
+    "record": lambda r: f"{_timestamp(r)}|ORD-{r.randint(1000, 99999)}|/data/{r.choice(['raw', 'curated'])}/"
+                        f"{r.randint(1, 999)}.csv",
+    "url": lambda r: f"https://{r.choice(['api', 'files', 'm'])}.example.com/{r.choice(['p', 'docs', 'cart'])}/"
+                     f"{r.randint(1, 99999)}" + (f"?id={r.randint(1, 999)}" if r.random() < 0.6 else ""),
+    "signed_list": lambda r: ",".join(str(r.randint(-999, 999)) for _ in range(r.randint(8, 16))),
+    "joined_enum": lambda r: r.choice(["web", "crm", "mobile_app", "web_portal", "partner_api"]),
+    "date": lambda r: f"20{r.randint(10, 24)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
+}
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """A copy of the package with the modules ``setup.py`` lists compiled in place."""
+    root = tmp_path_factory.mktemp("compiled")
+    shutil.copytree(ROOT / "lakeindex", root / "lakeindex", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    for name in ("setup.py", "pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, root / name)
+    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=root, capture_output=True,
+                          text=True, timeout=1200, env={**os.environ, "LAKEINDEX_COMPILE": "1"})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return root
+
+
+FIT = """
+import json, sys
+import lakeindex.fmdv.infer as infer
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.index.store import IndexReader
+assert infer.__file__.endswith(".so"), infer.__file__  # the compiled module, not its source
+columns = json.load(open(sys.argv[2]))
+with IndexReader(sys.argv[1]) as ix:
+    rules = [[AutoValidator(ix, m).fit(c).rule_.to_dict() for m in ("fmdv-vh", "fmdv-v")] for c in columns]
+json.dump(rules, open(sys.argv[3], "w"))
+"""
+
+
+def test_the_compiled_search_gives_the_rules_of_its_sources(compiled, tmp_path):
+    lake_rng, query_rng = random.Random(5), random.Random(6)
+    build_from_columns([[gen(lake_rng) for _ in range(60)] for gen in GENERATORS.values() for _ in range(5)],
+                       tmp_path / "ix", min_coverage=2)
+    columns = [[gen(query_rng) for _ in range(200)] for gen in GENERATORS.values() for _ in range(2)]
+    (tmp_path / "columns.json").write_text(json.dumps(columns))
+    (tmp_path / "fit.py").write_text(FIT)
+    argv = [sys.executable, *(str(tmp_path / n) for n in ("fit.py", "ix", "columns.json", "rules.json"))]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(compiled)}, cwd=compiled)
+    assert done.returncode == 0, done.stderr[-3000:]
+    with IndexReader(tmp_path / "ix") as ix:
+        expected = [[AutoValidator(ix, m).fit(c).rule_.to_dict() for m in ("fmdv-vh", "fmdv-v")] for c in columns]
+    got = json.loads((tmp_path / "rules.json").read_text())
+    assert sum(r["feasible"] for pair in expected for r in pair) >= len(columns)  # rules to compare, not failures
+    for name, want, have in zip([n for n in GENERATORS for _ in range(2)], expected, got, strict=True):
+        assert have == json.loads(json.dumps(want)), name
