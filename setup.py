@@ -11,7 +11,8 @@ import os
 
 from setuptools import setup
 
-COMPILED = [  # the inference search: alignment, segmentation DP, lookups, query columns, lists and records
+COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query columns, lists and records),
+    # and the pattern language, templates and index values it calls
     "lakeindex/fmdv/alignment.py",
     "lakeindex/fmdv/column.py",
     "lakeindex/fmdv/horizontal.py",
@@ -22,7 +23,12 @@ COMPILED = [  # the inference search: alignment, segmentation DP, lookups, query
     "lakeindex/fmdv/search.py",
     "lakeindex/fmdv/split.py",
     "lakeindex/fmdv/vertical.py",
+    "lakeindex/index/format.py",
+    "lakeindex/patterns/hierarchy.py",
+    "lakeindex/patterns/pattern.py",
     "lakeindex/patterns/sampling.py",
+    "lakeindex/patterns/template_cache.py",
+    "lakeindex/patterns/templates.py",
     "lakeindex/patterns/tokens.py",
 ]
 

@@ -64,7 +64,8 @@ def part_alternatives(part: object, decimal_follows: bool = False, level: int = 
         return opts
     per_run = [[("%s", (j,))] + [(p, ()) for p in run_generalizations(kind, k, in_word=True)]
                for j, (kind, k) in enumerate(part)]
-    return [("".join(t for t, _ in combo), sum((sl for _, sl in combo), ()), 1)
+    none: tuple[int, ...] = ()  # the slots of a combination with no constant (typed for mypyc, see setup.py)
+    return [("".join(t for t, _ in combo), sum((sl for _, sl in combo), none), 1)
             for combo in product(*per_run)] + wide
 
 
