@@ -34,23 +34,24 @@ def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
     ``profile``. Row by row, with the word flags of ``seq`` computed once: this runs in every fit whose
     alignment is not cached.
 
-    Two sequences of one length that pair position by position, with at most two words of other
-    classes, are aligned so without the table (a GUID field's layouts differ by a word or two that is
-    all digits or all letters: 2,352 of 7,713 alignments of 200 cold wide fits). That is the table's
-    answer: the diagonal scores at least 2n - 3, and any alignment with a gap has as many in each
-    sequence, so at most n - 1 pairs and two gaps, at most 2(n - 1) - 2 = 2n - 4. The optimum being
-    unique, the traceback can only follow it. Likewise where one sequence has one part more
-    (``_one_gap``: 136 of the 287 tables of the slowest cold fit).
+    Two sequences of one length that pair position by position are aligned so without the table
+    where that scores above 2n - 4 (at most two words of other classes: a GUID field's layouts differ
+    by a word or two that is all digits or all letters, 2,352 of 7,713 alignments of 200 cold wide
+    fits). That is the table's answer: any alignment with a gap has as many in each sequence, so at
+    most n - 1 pairs and two gaps, at most 2(n - 1) - 2 = 2n - 4. The optimum being unique, the
+    traceback can only follow it. Likewise where one sequence has one part more (``_one_gap``: 136
+    of the 287 tables of the slowest cold fit).
     """
     if len(profile) == len(seq):
-        other = 0
+        total = 0.0
         for a, b in zip(profile, seq, strict=True):
-            if a != b:
-                if a[0] != "w" or b[0] != "w" or other == 2:
-                    break
-                other += 1
+            sc = _pair_score(a, b)
+            if sc is None:
+                break
+            total += sc
         else:
-            return [(i, i) for i in range(len(seq))]
+            if total > 2 * len(seq) - 4:
+                return [(i, i) for i in range(len(seq))]
     elif abs(len(profile) - len(seq)) == 1:
         pairs = _one_gap(profile, seq)
         if pairs is not None:

@@ -209,11 +209,7 @@ class SegmentSolver:
     def feasible(self, patterns: list[str], r: float, m: int) -> list[Candidate]:
         """The patterns with FPR <= r and coverage >= m, as candidates (through the cache)."""
         out = []
-        if self._complete:  # the whole index held: one pass keeps the patterns it has (4% of a cold fit's)
-            get = self._stats.get
-            found = [(p, v) for p in patterns if (v := get(p)) is not None]
-        else:
-            found = [(p, v) for p, v in zip(patterns, self._packed(patterns), strict=True) if v is not None]
+        found = [(p, v) for p, v in zip(patterns, self._packed(patterns), strict=True) if v is not None]
         for p, v in found:  # most hypotheses of a segment are in no lake column: nothing to decode
             stats = decode_stats(p, v)
             if stats is not None and stats.fpr <= r and stats.coverage >= m:
