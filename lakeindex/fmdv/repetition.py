@@ -34,6 +34,7 @@ never a record's delimiters. A word may itself be joined words of another symbol
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
@@ -58,6 +59,8 @@ JOIN_SHARE = 0.05
 # ``&``: a list of ``key=value`` pairs cut at ``=`` has items ``x&utm`` (a value, then the next key)
 JOINERS = "-_.+ &"
 _JOINER_SET = frozenset(JOINERS)
+# one C match instead of a Python test per character (the same strings: checked on 200,000 random ones)
+_JOINABLE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9" + re.escape(JOINERS) + r"]*[A-Za-z0-9])?")
 _FORMS = ((0, 0), (1, 0), (0, 1), (1, 1))  # (head items, tail items)
 
 Solve = Callable[[Counter[str], float], Candidate | None]  # a part column (counts per value), FPR budget
@@ -188,8 +191,7 @@ def _joinable(piece: str) -> bool:
     """A piece of joined words: ASCII letters, digits and joiners, a letter or digit at both ends
     (``octet-stream`` as a piece of ``vnd.octet-stream`` cut at ``.``): a sign or a bracket is never
     cut off as a word, and a time's ``10:30`` is no word."""
-    return (piece.isascii() and piece[:1].isalnum() and piece[-1:].isalnum()
-            and all(c.isalnum() or c in _JOINER_SET for c in piece))
+    return _JOINABLE.fullmatch(piece) is not None
 
 
 def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, budget: float = float("inf"),
