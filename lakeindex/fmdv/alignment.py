@@ -252,8 +252,9 @@ class Alignment:
         # per column, filled on first use (a DP slices them per segment)
         self._signatures: list[tuple[frozenset, bool] | None] = [None] * self.ncols
         self._symbols: list[bool] = [False] * self.ncols
-        # per (s, e, r, m): the segment's candidates and the layouts that lack it, as the solver found
-        # them (``SegmentSolver.column_candidates``): a part solved within several caps runs its DP again
+        # per (s, e, r, m): the segment's candidates, the layouts that lack it, its uncapped choice and
+        # the cap that choice holds from, as the solver found them (``SegmentSolver._solved``): a part
+        # solved within several caps runs its DP again
         self.solved: dict[tuple, tuple] = {}
         self._masks: list[int] | None = None  # see ``span``
         self._sig_bytes: dict[int, int] = {}  # see ``segment_bytes``

@@ -36,6 +36,7 @@ without asking RocksDB (``SegmentSolver.preload``).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from functools import cached_property
 from operator import attrgetter
@@ -222,16 +223,29 @@ class SegmentSolver:
         segmentation narrows its segments within what r leaves, see ``vertical.segmentations``), among
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
-        cands, absent = self.column_candidates(al, s, e, r, m)
-        return choose(within(cands, cap), self.fpr_slack, 0.0), absent
+        hit = self._solved(al, s, e, r, m)
+        if cap is None or cap >= hit[3]:
+            return hit[2], hit[1]
+        return choose(within(hit[0], cap), self.fpr_slack, 0.0), hit[1]
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,
                           m: int) -> tuple[list[Candidate], frozenset | None]:
         """The feasible candidates of aligned columns [s, e) (one literal for delimiters), and the
         layouts that lack them."""
-        hit = al.solved.get((s, e, r, m))
+        hit = self._solved(al, s, e, r, m)
+        return hit[0], hit[1]
+
+    def _solved(self, al: Alignment, s: int, e: int, r: float, m: int) -> tuple:
+        """Columns [s, e)'s candidates, absent layouts, uncapped choice, and the cap from which that
+        choice stands (lowest FPR + slack: a cap at or above it keeps every candidate the choice ranks),
+        kept on the alignment. A DP asks the same part under many caps, most of them above that cap:
+        choosing once per part instead of per ask."""
+        key = (s, e, r, m)
+        hit = al.solved.get(key)
         if hit is None:
-            hit = al.solved[(s, e, r, m)] = self._column_candidates(al, s, e, r, m)
+            cands, absent = self._column_candidates(al, s, e, r, m)
+            limit = min(c.fpr for c in cands) + self.fpr_slack if cands else -math.inf
+            hit = al.solved[key] = (cands, absent, choose(cands, self.fpr_slack, 0.0), limit)
         return hit
 
     def _column_candidates(self, al: Alignment, s: int, e: int, r: float,
