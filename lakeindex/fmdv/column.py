@@ -110,7 +110,10 @@ def signless_skeleton(value: str) -> str:
 
 def nonempty_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
     """Non-empty values with their counts, from a list of values or from counts already taken (lists
-    and records pass their parts as counts: a part of 1,000 values often has a few distinct ones)."""
+    and records pass their parts as counts: a part of 1,000 values often has a few distinct ones).
+    Counts without an empty value come back as they are, not copied: callers only read them."""
+    if isinstance(values, Counter) and "" not in values:
+        return values
     counts = Counter(values)
     counts.pop("", None)
     return counts

@@ -18,7 +18,6 @@ Defaults, against the paper's sensitivity study (§5.3):
 
 from __future__ import annotations
 
-import heapq
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping
@@ -304,10 +303,12 @@ class AutoValidator:
         else the part is solved in full. A sample's hypotheses include the full part's, so a rule that
         all values match is one the full solve could give; an infeasible sample ends the part.
         """
-        counts = Counter(values)
+        # parts come as counts already (``tally``), which nothing below changes: not copied again.
+        # The sample is heapq.nsmallest's documented equivalent, sorted()[:k], in C rather than Python
+        counts = values if isinstance(values, Counter) else Counter(values)
         distinct = list(counts)
         if len(distinct) > PART_SAMPLE:
-            seg = self._solve(Counter(heapq.nsmallest(PART_SAMPLE, distinct, key=value_hash)), depth, budget)
+            seg = self._solve(Counter(sorted(distinct, key=value_hash)[:PART_SAMPLE]), depth, budget)
             if seg is not None and not _all_match(seg.pattern, distinct):
                 seg = self._solve(counts, depth, budget)
         else:
