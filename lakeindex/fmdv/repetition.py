@@ -82,7 +82,7 @@ def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0,
     """Separators that cut all values but ``tol`` of them, at least twice for half of them (a list,
     not a pair), most cuts first. ``values``: a list, or counts per value; ``tallies``: their
     ``separator_tallies`` if computed already."""
-    counts = Counter(values)
+    counts = values if isinstance(values, Counter) else Counter(values)  # counts already: only read
     half = sum(counts.values()) // 2
     median = {}
     for sep, tally_ in (separator_tallies(counts, tol) if tallies is None else tallies).items():

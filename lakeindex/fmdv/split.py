@@ -78,8 +78,8 @@ def tally(pairs: Iterable[tuple[str, int]]) -> Counter[str]:
     """Counts of values given as (value, count) pairs: the column of a list's items or a record's field,
     built from the distinct values of the whole column with their counts (each cut once)."""
     out: Counter[str] = Counter()
-    for v, n in pairs:
-        out[v] += n
+    for v, n in pairs:  # dict.get, not +=: a new key's += calls Counter.__missing__, Python code
+        out[v] = out.get(v, 0) + n
     return out
 
 
@@ -93,7 +93,7 @@ def item_tally(rows: Iterable[tuple[Sequence[str], int]]) -> Counter[str]:
             out.update(items)
         else:
             for it in items:
-                out[it] += n
+                out[it] = out.get(it, 0) + n
     return out
 
 
@@ -101,7 +101,8 @@ def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
     """How many values (by count) are cut at ``sep`` how many times."""
     out: Counter[int] = Counter()
     for v, n in counts.items():
-        out[len(split_items(v, sep)) - 1] += n
+        k = len(split_items(v, sep)) - 1
+        out[k] = out.get(k, 0) + n
     return out
 
 
@@ -121,14 +122,14 @@ def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     """The separators worth trying, each with how many values (by count) it cuts how many times: symbol
     strings that cut all values but ``tol`` of them at least once (single symbols, and the symbol runs
     of the longest value such as ``::``). Lists and records rank the same separators by these tallies,
-    so a column's are computed once for both. ``values``: a list, or counts per value."""
-    counts = Counter(values)
+    so a column's are computed once for both. ``values``: a list, or counts per value (only read)."""
+    counts = values if isinstance(values, Counter) else Counter(values)
     if not counts:
         return {}
     total = sum(counts.values())
     need = (1 - tol) * total
     present = symbol_presence(counts)
-    cands = [c for c in _SYMBOLS if present[c] >= need]
+    cands = [c for c in _SYMBOLS if present.get(c, 0) >= need]  # get: no Counter.__missing__ call
     for run in _RUNS.findall(max(counts, key=len)):
         if (not run[0].isalnum() and len(run) > 1 and run not in cands
                 and sum(w for v, w in counts.items() if run in v) >= need):
