@@ -38,6 +38,25 @@ def stats(ms: list[float]) -> dict:
             "mean_ms": round(statistics.mean(ms), 2)}
 
 
+def calibration_ms(runs: int = 5) -> float:
+    """Median time of a fixed interpreted workload (string and dict work, as a fit does), independent of
+    lakeindex: this machine's speed varies from day to day by a third (BENCHMARKS.md, 2026-11-28), so
+    figures of different days compare only through it."""
+    def work() -> int:
+        d: dict[str, int] = {}
+        for i in range(200_000):
+            k = str(i % 5000)
+            d[k] = d.get(k, 0) + len(k)
+        return len(d)
+
+    times = []
+    for _ in range(runs):
+        t = time.perf_counter()
+        work()
+        times.append((time.perf_counter() - t) * 1000)
+    return round(statistics.median(times), 1)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     held_out_arguments(ap)  # every value of a column is fitted
@@ -60,7 +79,7 @@ def main() -> int:
     slowest = sorted(range(len(cols)), key=lambda i: -warm[i])[:5]
     print(json.dumps({
         "date": date.today().isoformat(), "command": " ".join(["bench/wide_latency.py", *sys.argv[1:]]),
-        "columns": len(cols), "values_per_column": args.rows,
+        "columns": len(cols), "values_per_column": args.rows, "calibration_ms": calibration_ms(),
         "cold": stats(cold), "warm": stats(warm),
         "slowest_warm": [{"column": cols[i].name, "kind": cols[i].kind, "warm_ms": round(warm[i], 1),
                           "cold_ms": round(cold[i], 1), "example": cols[i].values[0][:80]} for i in slowest],
