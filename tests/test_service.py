@@ -35,6 +35,8 @@ def test_health_ready_meta_docs(client):
     ready = client.get("/ready").json()
     assert ready["status"] == "ready" and ready["index_version"].startswith("v-")
     assert ready["index_in_memory"] is True  # a test index fits the lookup cache many times over
+    # the suite runs against the sources (a compiled copy is tested in test_compiled_build)
+    assert ready["inference_compiled"] is False
     assert client.get("/v1/index").json()["columns_scanned"] == len(corpus())
     assert "/v1/infer" in client.get("/openapi.json").json()["paths"]
     assert client.get("/docs").status_code == 200

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
+from lakeindex.fmdv.compiled_build import search_compiled
 from query_service.models import HealthOut, NotReadyOut, ReadyOut
 
 router = APIRouter(tags=["health"])
@@ -25,6 +26,7 @@ def ready(request: Request) -> JSONResponse:
         with holder.acquire() as loaded:
             loaded.reader.lookup(["<digit>+"])
             return JSONResponse({"status": "ready", "index_version": loaded.version,
-                                 "index_in_memory": loaded.solver.preloaded})
+                                 "index_in_memory": loaded.solver.preloaded,
+                                 "inference_compiled": search_compiled()})
     except Exception as exc:  # noqa: BLE001 - readiness reports any failure
         return JSONResponse({"status": "not ready", "error": str(exc)}, status_code=503)

@@ -1,0 +1,18 @@
+"""Whether this install runs the inference search compiled (``setup.py``, ``LAKEINDEX_COMPILE=1``).
+
+Wide fits are a quarter faster compiled (BENCHMARKS.md, issue 10), so a service reports which build it
+runs (``/ready``): an operator can tell a deployment that missed the compiled install. Not compiled itself.
+"""
+
+from __future__ import annotations
+
+from importlib.machinery import EXTENSION_SUFFIXES
+
+from lakeindex.fmdv import infer
+
+
+def search_compiled() -> bool:
+    """The inference search (``lakeindex.fmdv.infer``, compiled with the modules it calls) was loaded from
+    an extension module rather than its Python source."""
+    path = getattr(infer, "__file__", None) or ""
+    return path.endswith(tuple(EXTENSION_SUFFIXES))
