@@ -37,8 +37,7 @@ without asking RocksDB (``SegmentSolver.preload``).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cached_property
+from dataclasses import dataclass, field
 from operator import attrgetter
 from threading import Lock
 from typing import TYPE_CHECKING
@@ -65,11 +64,19 @@ class Candidate:
     fpr: float
     coverage: int
     literal: bool = False
+    # ``rank``, once asked: candidates are cached per segment and ranked in every choice that meets them.
+    # A field set on first use rather than functools.cached_property, which the compiled build (mypyc's
+    # native classes have no instance dict) turns into a plain property computed on every use
+    _rank: tuple | None = field(default=None, repr=False, compare=False)
 
-    @cached_property  # candidates are cached per segment and ranked in every choice that meets them
+    @property
     def rank(self) -> tuple:
         """Order among candidates of similar FPR: most specific first."""
-        return (self.coverage, generality(self.pattern), self.fpr, self.pattern)
+        rank = self._rank
+        if rank is None:
+            rank = (self.coverage, generality(self.pattern), self.fpr, self.pattern)
+            object.__setattr__(self, "_rank", rank)  # frozen: set as the dataclass's own __init__ does
+        return rank
 
 
 _RANK = attrgetter("rank")
