@@ -15,7 +15,7 @@ import random
 import pytest
 
 import lakeindex.fmdv.infer as infer
-from lakeindex.fmdv.column import memo_skeleton, signless_skeleton, skeleton
+from lakeindex.fmdv.column import memo_skeleton, signless_skeleton, signless_skeletons, skeleton, skeletons
 from lakeindex.fmdv.infer import MAX_STRATA, QUERY_SAMPLE, AutoValidator
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
@@ -209,3 +209,18 @@ def test_a_sample_holds_up_to_32_structures_whatever_its_size(index, top_solves)
     assert len(set(values)) == 1000 and len({skeleton(v) for v in values}) == 20 > QUERY_SAMPLE // 2
     AutoValidator(index, "fmdv-vh").fit(values)
     assert top_solves[0] == 40
+
+
+def test_batch_skeletons_agree_with_the_regex_skeletons():
+    """``skeletons`` and ``signless_skeletons`` (all values joined by newlines, one translation or one
+    regex replace) against the per-value regexes of :func:`skeleton` and :func:`signless_skeleton` (the
+    oracles) on random values of words, signs, symbols, non-ASCII letters and long runs, and on lists
+    where a value holds a newline (done one value at a time)."""
+    rng = random.Random(11)
+    alphabet = "aZ9w_-+.:/ é€\u00a0😀,|#\r\t"
+    values = ["w", "ww", "x" * 1000, "é" * 7, "-5", "+1-555-0100", "a - b", "1" * 33 + "-" + "w" * 5]
+    values += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 40))) for _ in range(2000)]
+    values += [",".join(str(rng.randint(-9999, 9999)) for _ in range(rng.randint(1, 24))) for _ in range(500)]
+    for batch in (values, values[:1], [], values[:50] + ["two\nlines", "-3\n+4"] + values[50:100]):
+        assert skeletons(batch) == [skeleton(v) for v in batch]
+        assert signless_skeletons(batch) == [signless_skeleton(v) for v in batch]

@@ -83,13 +83,39 @@ def memo_skeleton() -> Callable[[str], str]:
     return structure
 
 
-def structure_groups(values: Iterable[str], most: int, structure: Callable[[str], str]) -> dict[str, list[str]] | None:
-    """``values`` grouped by ``structure`` (:func:`memo_skeleton`'s, or :func:`signless_skeleton`), each
-    group in the values' order, or None once there are more than ``most`` structures (told after a few
-    hundred values of free text)."""
+def skeletons(values: list[str]) -> list[str]:
+    """:func:`skeleton` of every value, in one pass over all of them: joined by newlines, their word
+    characters translated to ``w`` and the runs of ``w`` collapsed as :func:`memo_skeleton` does, but over
+    one buffer, so the per-value work is C's. No run crosses a newline, which is no word character. A
+    wide fit groups its 1,000 values by skeleton: one at a time that was a seventh of a median wide fit
+    (BENCHMARKS.md, issue 10). Values holding a newline are done one at a time."""
+    joined = "\n".join(values)
+    if joined.count("\n") != len(values) - 1:
+        structure = memo_skeleton()
+        return [structure(v) for v in values]
+    runs = joined.encode("utf-8", "surrogatepass").translate(_TO_W)
+    while b"ww" in runs:
+        runs = runs.replace(b"ww", b"w")
+    return runs.decode("utf-8", "surrogatepass").split("\n")
+
+
+def signless_skeletons(values: list[str]) -> list[str]:
+    """:func:`signless_skeleton` of every value, by one regex replace over the values joined by newlines:
+    a newline is no word character, so the lookbehind and the runs see each value as alone (values
+    holding a newline are done one at a time)."""
+    joined = "\n".join(values)
+    if joined.count("\n") != len(values) - 1:
+        return [signless_skeleton(v) for v in values]
+    return _SIGNED_WORD.sub("w", joined).split("\n")
+
+
+def structure_groups(values: list[str], most: int,
+                     structures: Callable[[list[str]], list[str]]) -> dict[str, list[str]] | None:
+    """``values`` grouped by structure (``structures``: :func:`skeletons`, or :func:`signless_skeletons`),
+    each group in the values' order, or None when there are more than ``most`` structures."""
     groups: dict[str, list[str]] = {}
-    for v in values:
-        group = groups.get(sk := structure(v))
+    for v, sk in zip(values, structures(values), strict=True):
+        group = groups.get(sk)
         if group is None:
             if len(groups) == most:
                 return None

@@ -32,6 +32,8 @@ from lakeindex.fmdv.column import (
     memo_skeleton,
     nonempty_counts,
     signless_skeleton,
+    signless_skeletons,
+    skeletons,
     structure_groups,
 )
 from lakeindex.fmdv.gc_freeze import freeze_survivors
@@ -364,13 +366,14 @@ class AutoValidator:
         distinct = {v: n for v, n in counts.items() if v}
         if not self.sample or not 0 < k < len(distinct):
             return self._column(counts)
-        strata = structure_groups(distinct, MAX_STRATA, memo_skeleton())
+        values = list(distinct)
+        strata = structure_groups(values, MAX_STRATA, skeletons)
         if strata is not None:
             result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
             if result is None or self._holds(result, distinct):
                 return result
         else:
-            strata = structure_groups(distinct, MAX_STRATA, signless_skeleton)
+            strata = structure_groups(values, MAX_STRATA, signless_skeletons)
             if strata is not None:
                 result = self._column(Counter(sample_strata(distinct, strata.values(), k)))
                 if result is not None and self._holds(result, distinct):
