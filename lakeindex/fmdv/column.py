@@ -87,8 +87,9 @@ def skeletons(values: list[str]) -> list[str]:
     """:func:`skeleton` of every value, in one pass over all of them: joined by newlines, their word
     characters translated to ``w`` and the runs of ``w`` collapsed as :func:`memo_skeleton` does, but over
     one buffer, so the per-value work is C's. No run crosses a newline, which is no word character. A
-    wide fit groups its 1,000 values by skeleton: one at a time that was a seventh of a median wide fit
-    (BENCHMARKS.md, issue 10). Values holding a newline are done one at a time."""
+    wide fit groups its 1,000 values by skeleton: done one at a time, the profiler put a seventh of a
+    median wide fit there, and the batch lowered wide warm p50 by 3-6% (BENCHMARKS.md, issue 10).
+    Values holding a newline are done one at a time."""
     joined = "\n".join(values)
     if joined.count("\n") != len(values) - 1:
         structure = memo_skeleton()
