@@ -147,6 +147,14 @@ def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
     return pairs[::-1]
 
 
+# column signatures interned: the solver's segment keys are tuples of them, so a lookup that finds its
+# key compares them by identity instead of element by element (wide warm p50 3-6% lower compiled, 2%
+# from the sources). Emptied once they hold 100,000 parts: about 300 bytes per part (measured), so
+# about 30 MB; a pass over the wide bench's 200 columns interns 2,266 signatures of 15,014 parts
+_SIGNATURES: dict[tuple, tuple] = {}
+_SIGNATURE_PARTS = 100_000
+_signature_parts = 0
+
 # label sequences (in alignment order) -> their alignment: the coarse labels of a domain's values recur
 # across queries, so a fit of a known structure skips Needleman-Wunsch; bounded by labels held
 _ALIGNMENTS = WeightedLRU(1_000_000)
@@ -323,7 +331,16 @@ class Alignment:
                 s1 = s0 + (0 if isinstance(part, str) else len(part))
                 slices.setdefault(part, []).append((g.common[s0:s1], g.hexable[s0:s1]))
         parts = frozenset((part, *_agreed(sl)) for part, sl in slices.items())
-        self._signatures[c] = sig = (parts, decimal)
+        sig = (parts, decimal)
+        held = _SIGNATURES.get(sig)
+        if held is None:
+            global _signature_parts
+            if _signature_parts + len(parts) > _SIGNATURE_PARTS:
+                _SIGNATURES.clear()
+                _signature_parts = 0
+            _signature_parts += len(parts)
+            held = _SIGNATURES[sig] = sig
+        self._signatures[c] = sig = held
         self._symbols[c] = len(parts) == 1 and isinstance(next(iter(parts))[0], str)
         return sig
 
