@@ -83,6 +83,12 @@ def memo_skeleton() -> Callable[[str], str]:
     return structure
 
 
+def _one_buffer(values: list[str]) -> str | None:
+    """``values`` joined by newlines, or None when a value holds one (the buffer would not split back)."""
+    joined = "\n".join(values)
+    return joined if joined.count("\n") == len(values) - 1 else None
+
+
 def skeletons(values: list[str]) -> list[str]:
     """:func:`skeleton` of every value, in one pass over all of them: joined by newlines, their word
     characters translated to ``w`` and the runs of ``w`` collapsed as :func:`memo_skeleton` does, but over
@@ -90,8 +96,8 @@ def skeletons(values: list[str]) -> list[str]:
     wide fit groups its 1,000 values by skeleton: done one at a time, the profiler put a seventh of a
     median wide fit there, and the batch lowered wide warm p50 by 3-6% (BENCHMARKS.md, issue 10).
     Values holding a newline are done one at a time."""
-    joined = "\n".join(values)
-    if joined.count("\n") != len(values) - 1:
+    joined = _one_buffer(values)
+    if joined is None:
         structure = memo_skeleton()
         return [structure(v) for v in values]
     # quarter every run of w first (any run of w still ends as one): a sixth less collapsing time on
@@ -106,8 +112,8 @@ def signless_skeletons(values: list[str]) -> list[str]:
     """:func:`signless_skeleton` of every value, by one regex replace over the values joined by newlines:
     a newline is no word character, so the lookbehind and the runs see each value as alone (values
     holding a newline are done one at a time)."""
-    joined = "\n".join(values)
-    if joined.count("\n") != len(values) - 1:
+    joined = _one_buffer(values)
+    if joined is None:
         return [signless_skeleton(v) for v in values]
     return _SIGNED_WORD.sub("w", joined).split("\n")
 
@@ -137,10 +143,16 @@ def signless_skeleton(value: str) -> str:
     return _SIGNED_WORD.sub("w", value)
 
 
+def as_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
+    """Counts per value: ``values`` itself when it is counts already (lists and records pass their parts
+    as counts), not copied, as every caller only reads them; else the values counted."""
+    return values if isinstance(values, Counter) else Counter(values)
+
+
 def nonempty_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
     """Non-empty values with their counts, from a list of values or from counts already taken (lists
     and records pass their parts as counts: a part of 1,000 values often has a few distinct ones).
-    Counts without an empty value come back as they are, not copied: callers only read them."""
+    Counts without an empty value come back as they are (:func:`as_counts`)."""
     if isinstance(values, Counter) and "" not in values:
         return values
     counts = Counter(values)

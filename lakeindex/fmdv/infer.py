@@ -28,6 +28,7 @@ from lakeindex.fmdv.column import (
     MAX_SKELETONS,
     Group,
     QueryColumn,
+    as_counts,
     is_structured,
     memo_skeleton,
     nonempty_counts,
@@ -305,9 +306,8 @@ class AutoValidator:
         else the part is solved in full. A sample's hypotheses include the full part's, so a rule that
         all values match is one the full solve could give; an infeasible sample ends the part.
         """
-        # parts come as counts already (``tally``), which nothing below changes: not copied again.
-        # The sample is heapq.nsmallest's documented equivalent, sorted()[:k], in C rather than Python
-        counts = values if isinstance(values, Counter) else Counter(values)
+        # the sample is heapq.nsmallest's documented equivalent, sorted()[:k], in C rather than Python
+        counts = as_counts(values)
         distinct = list(counts)
         if len(distinct) > PART_SAMPLE:
             seg = self._solve(Counter(sorted(distinct, key=value_hash)[:PART_SAMPLE]), depth, budget)

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
-from lakeindex.fmdv.column import nonempty_counts, skeleton
+from lakeindex.fmdv.column import as_counts, nonempty_counts, skeleton
 from lakeindex.fmdv.search import Candidate
 from lakeindex.fmdv.split import (
     MAX_CANDIDATES,
@@ -66,7 +66,7 @@ def record_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     """Separators that cut all values but ``tol`` of them the same number of times (1 to
     MAX_FIELDS - 1), rarest first, with that number. ``values``: a list, or counts per value;
     ``tallies``: their ``separator_tallies`` if computed already."""
-    counts = values if isinstance(values, Counter) else Counter(values)  # counts already: only read
+    counts = as_counts(values)
     total = sum(counts.values())
     found = []
     for sep, cuts in (separator_tallies(counts, tol) if tallies is None else tallies).items():
@@ -86,7 +86,7 @@ def optional_separators(values: Iterable[str] | Mapping[str, int], tol: float = 
     and the side without a cut at least ``tol`` of them (fewer are values a horizontal cut removes), where
     a value without a cut has the skeleton of some first field: the separators of an optional last field
     (module docstring), most held first, at most ``MAX_CANDIDATES``."""
-    counts = values if isinstance(values, Counter) else Counter(values)  # counts already: only read
+    counts = as_counts(values)
     total = sum(counts.values())
     least = OPTIONAL_SHARE * total
     found = []

@@ -38,7 +38,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from lakeindex.fmdv.column import nonempty_counts
+from lakeindex.fmdv.column import as_counts, nonempty_counts
 from lakeindex.fmdv.search import Candidate
 from lakeindex.fmdv.split import (
     MAX_CANDIDATES,
@@ -82,7 +82,7 @@ def list_separators(values: Iterable[str] | Mapping[str, int], tol: float = 0.0,
     """Separators that cut all values but ``tol`` of them, at least twice for half of them (a list,
     not a pair), most cuts first. ``values``: a list, or counts per value; ``tallies``: their
     ``separator_tallies`` if computed already."""
-    counts = values if isinstance(values, Counter) else Counter(values)  # counts already: only read
+    counts = as_counts(values)
     half = sum(counts.values()) // 2
     median = {}
     for sep, tally_ in (separator_tallies(counts, tol) if tallies is None else tallies).items():

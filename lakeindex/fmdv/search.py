@@ -230,17 +230,17 @@ class SegmentSolver:
         segmentation narrows its segments within what r leaves, see ``vertical.segmentations``), among
         those with FPR <= ``cap`` (r if None), and the layouts that lack them (None when every value
         has them: the segment is not optional)."""
-        hit = self._solved(al, s, e, r, m)
-        if cap is None or cap >= hit[3]:
-            return hit[2], hit[1]
-        return choose(within(hit[0], cap), self.fpr_slack, 0.0), hit[1]
+        cands, absent, best, holds_from = self._solved(al, s, e, r, m)
+        if cap is None or cap >= holds_from:
+            return best, absent
+        return choose(within(cands, cap), self.fpr_slack, 0.0), absent
 
     def column_candidates(self, al: Alignment, s: int, e: int, r: float,
                           m: int) -> tuple[list[Candidate], frozenset | None]:
         """The feasible candidates of aligned columns [s, e) (one literal for delimiters), and the
         layouts that lack them."""
-        hit = self._solved(al, s, e, r, m)
-        return hit[0], hit[1]
+        cands, absent, _, _ = self._solved(al, s, e, r, m)
+        return cands, absent
 
     def _solved(self, al: Alignment, s: int, e: int, r: float, m: int) -> tuple:
         """Columns [s, e)'s candidates, absent layouts, uncapped choice, and the cap from which that

@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from lakeindex.fmdv.column import as_counts
+
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
 _SYMBOL_RUN = re.compile(r"[^A-Za-z0-9]+")  # what _RUNS finds between words: non-ASCII letters too
 # single-character separators tried (not spaces: natural language); "?" cuts a URL's query string from its address
@@ -123,7 +125,7 @@ def separator_tallies(values: Iterable[str] | Mapping[str, int], tol: float = 0.
     strings that cut all values but ``tol`` of them at least once (single symbols, and the symbol runs
     of the longest value such as ``::``). Lists and records rank the same separators by these tallies,
     so a column's are computed once for both. ``values``: a list, or counts per value (only read)."""
-    counts = values if isinstance(values, Counter) else Counter(values)
+    counts = as_counts(values)
     if not counts:
         return {}
     total = sum(counts.values())
