@@ -8,6 +8,8 @@ Columns: the first ``--columns`` columns of the lake as ``bench/latency.py`` dra
 
     python bench/dump_rules.py --lake bench/out/lake-2520x500 --index bench/out/index-lake-2520x500-tau8 --out new.jsonl
     diff old.jsonl new.jsonl
+
+``--preload`` solves as the service does, with the whole index in memory (``SegmentSolver.preload``).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def main() -> int:
     ap.add_argument("--columns", type=int, default=200)
     ap.add_argument("--size", type=int, default=1000)
     ap.add_argument("--composite", type=int, default=200, help="held-out composite columns (seeds 7 and 11)")
+    ap.add_argument("--preload", action="store_true",
+                    help="solve with the whole index held in memory, as the service does (SegmentSolver.preload)")
     args = ap.parse_args()
     lake = columns_of(args.lake, args.columns, args.size)
     composite = [c.values for c in test_columns(7, 11, args.composite, 1000, 0.1)]
@@ -42,7 +46,7 @@ def main() -> int:
             + [("composite100", i, c[:100]) for i, c in enumerate(composite)])
     with IndexReader(args.index) as ix, args.out.open("w") as f:
         for method in ("fmdv-vh", "fmdv-v"):
-            solver = SegmentSolver(ix)
+            solver = SegmentSolver(ix, preload=args.preload)
             for kind, i, values in jobs:
                 rule = AutoValidator(solver, method=method).fit(values).rule_.to_dict()
                 f.write(json.dumps([method, kind, i, rule], sort_keys=True) + "\n")

@@ -282,6 +282,45 @@ def test_a_preloaded_index_answers_from_memory_as_the_index_does(tmp_path, monke
         assert small.lookup(asked) == expected
 
 
+def test_a_preloaded_solver_prunes_by_key_prefixes_and_learns_the_same_rules(tmp_path):
+    """Preloading also keeps every key's part prefixes, by which hypotheses are pruned; rules are those of
+    a solver that reads RocksDB. Where the prefixes do not fit the lookup budget beside the keys, the
+    index is still preloaded, without them."""
+    import random
+
+    from lakeindex.fmdv.infer import AutoValidator
+    from lakeindex.fmdv.search import ENTRY_OVERHEAD, SegmentSolver
+    from lakeindex.index.store import IndexReader
+    from lakeindex.patterns.pattern import part_prefixes
+
+    rng = random.Random(5)
+    lake = [[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)]
+    lake += [[f"REQ-{rng.randint(0, 99999):05d}|{rng.choice(['ab', 'cd'])}.{rng.randint(0, 9)}" for _ in range(30)]
+             for _ in range(20)]
+    lake += [[f"{rng.randint(0, 99)}.{rng.randint(0, 99)}+{rng.choice(['x', 'y'])}" for _ in range(30)]
+             for _ in range(20)]
+    build_from_columns(lake, tmp_path / "ix", min_coverage=2)
+    queries = [[f"{rng.randint(0, 9999):04d}-{rng.randint(0, 99):02d}" for _ in range(50)],
+               [f"REQ-{rng.randint(0, 99999):05d}|cd.{rng.randint(0, 9)}" for _ in range(50)],
+               [f"{rng.randint(0, 99)}.{rng.randint(0, 99)}+x" for _ in range(50)],
+               [f"{rng.randint(0, 9999):04d}-{rng.randint(0, 99):02d}|{rng.randint(0, 99)}.{rng.randint(0, 99)}+y"
+                for _ in range(50)]]
+    with IndexReader(tmp_path / "ix") as ix:
+        keys = [k.decode() for k, _ in ix.items()]
+        loaded = SegmentSolver(ix, preload=True)
+        assert loaded.preloaded and loaded._viable is not None
+        assert set(keys) <= loaded._viable and {"REQ", "REQ-", "<digit>{4}"} <= loaded._viable
+        assert all(p in loaded._viable for k in keys for p in part_prefixes(k))
+        keys_only = 4 * (sum(len(k) + ENTRY_OVERHEAD for k in keys) + 1)  # the keys fit, the prefixes not
+        lean = SegmentSolver(ix, cache_bytes=keys_only, preload=True)
+        assert lean.preloaded and lean._viable is None
+        reading = SegmentSolver(ix)
+        for values in queries:
+            rules = [AutoValidator(s, method="fmdv-vh").fit(values).rule_.to_dict() for s in (loaded, lean, reading)]
+            assert rules[0] == rules[1] == rules[2]
+        assert sum(AutoValidator(loaded).fit(v).rule_.feasible for v in queries) >= 3  # rules, not only misses
+
+
 def test_client_lookups_do_not_grow_the_inference_cache(client):
     solver = client.app.state.holder._current.solver
     before = len(solver._stats)

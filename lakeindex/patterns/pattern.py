@@ -58,6 +58,22 @@ def escape_literal(text: str) -> str:
     return _NEEDS_ESCAPE.sub(lambda m: "\\" + m.group(0), text)
 
 
+# a pattern's parts: a run of word elements (classes with their quantifier, ASCII letters and digits
+# written literally), or a run of symbols (escaped characters and any other literal character); ``<``
+# always opens a class, as literal ones are escaped
+_PART_RE = re.compile(r"(?:<[a-z]+>(?:\{[0-9]+\}|\+)?|[A-Za-z0-9])+|(?:\\.|[^A-Za-z0-9<\\])+", re.S)
+
+
+def part_prefixes(pattern: str) -> list[str]:
+    """The prefixes of a canonical pattern that end where a word meets a symbol run (``<digit>{4}``
+    and ``<digit>{4}-`` of ``<digit>{4}-<digit>{2}``). A value's words and symbol runs alternate
+    (:mod:`lakeindex.patterns.tokens`) and each part's alternatives are all word elements or all
+    symbols, so a pattern built part by part can only become a key after passing through these
+    prefixes of the key (``fmdv.hypotheses``, which prunes by them)."""
+    end = len(pattern)
+    return [pattern[:b] for b in (m.end() for m in _PART_RE.finditer(pattern)) if b < end]
+
+
 @lru_cache(maxsize=8192)
 def parse(pattern: str) -> tuple[Element, ...]:
     """Parse a canonical pattern string into elements; raise PatternError if malformed."""
