@@ -50,32 +50,36 @@ def segment_key(parts: list[SegmentPart]) -> frozenset:
 
 
 @lru_cache(maxsize=1 << 14)
-def outlines_of(shape: tuple) -> frozenset[tuple[str, ...]]:
-    """The outlines a constant-free template of ``shape`` can have: its symbol runs in order, each word
-    as ``w``, a decimal's ``.`` kept or taken into ``<num>``. Templates spell symbol runs literally and
-    turn a word into class tokens, so two shapes share a template only if they share an outline: a
-    segment whose values' outlines differ (``-12`` and ``34``) is infeasible without listing templates."""
+def label_outlines(labels: tuple) -> frozenset[tuple[str, ...]]:
+    """The outlines a constant-free template of a shape with these alignment labels
+    (``column.part_label``) can have: its symbol runs in order, each word as ``w``, a decimal's ``.``
+    kept or taken into ``<num>`` (a word, ``.`` and a single-run digit word, which is what the label
+    ``("w", "N")`` says). Templates spell symbol runs literally and turn a word into class tokens, so
+    two shapes share a template only if they share an outline: a segment whose values' outlines differ
+    (``-12`` and ``34``) is infeasible without listing templates. Labels suffice, so all the groups of
+    a layout have its outlines, and a segment's layouts are told apart without visiting their groups."""
     out: set[tuple[str, ...]] = set()
+    n = len(labels)
 
     def walk(i: int, acc: tuple[str, ...]) -> None:
-        if i == len(shape):
+        if i == n:
             out.add(acc)
             return
-        part = shape[i]
-        walk(i + 1, acc + ((part,) if isinstance(part, str) else ("w",)))
-        if is_decimal_at(shape, i):
+        kind, text = labels[i]
+        walk(i + 1, acc + ((text,) if kind == "s" else ("w",)))
+        if i + 2 < n and labels[i + 1] == ("s", ".") and labels[i + 2] == ("w", "N"):
             walk(i + 3, acc + ("w",))
 
     walk(0, ())
     return frozenset(out)
 
 
-def share_outline(shapes: set[tuple]) -> bool:
-    """Some outline is common to all ``shapes`` (necessary for any shared template, constants included:
-    a constant is a word's text)."""
+def share_label_outline(label_slices: set[tuple]) -> bool:
+    """Some outline is common to all shapes of these labels (necessary for any shared template, constants
+    included: a constant is a word's text)."""
     common: frozenset[tuple[str, ...]] | None = None
-    for shape in shapes:
-        common = outlines_of(shape) if common is None else common & outlines_of(shape)
+    for labels in label_slices:
+        common = label_outlines(labels) if common is None else common & label_outlines(labels)
         if not common:
             return False
     return True
@@ -102,7 +106,7 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int,
             return found
     # shortest shapes (fewest templates) first, stopping once nothing is shared: segments that mix
     # layouts are mostly infeasible (the solver drops those whose outlines disagree before asking, see
-    # ``share_outline``), and listing every shape's templates would cost more than the query
+    # ``share_label_outline``), and listing every shape's templates would cost more than the query
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:
