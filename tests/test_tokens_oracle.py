@@ -59,6 +59,7 @@ def test_analyze_equals_the_direct_tokenizer(max_subruns):
     for v in values + values:  # the second pass answers from the caches
         a = analyze(v, max_subruns)
         assert (a.shape, a.slots, a.ntokens) == oracle(v, max_subruns), v
+        assert a.hexable == tuple(set(t) <= _HEXCH for t in a.slots), v  # per slot: hex digits only
 
 
 def test_caches_are_bounded(monkeypatch):

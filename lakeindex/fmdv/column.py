@@ -21,7 +21,6 @@ from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
 if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
 
-_HEX = frozenset("0123456789abcdefABCDEF")
 
 
 def part_label(part: object) -> tuple[str, str]:
@@ -267,38 +266,51 @@ class QueryColumn:
         object's id: ``analyses`` keeps the objects alive, and a query's shapes (a GUID field's, one
         per value) would otherwise be hashed again and evicted from the process cache by the next
         query's in the middle of this one."""
-        counts = Counter(values)
-        empty = counts.pop("", 0)
-        by_shape: dict[tuple, Group] = {}
-        slot_texts: dict[tuple, list[tuple[str, ...]]] = {}
+        counts = as_counts(values)  # only read: counts passed in are not copied
+        empty = counts.get("", 0)
+        # per shape, its group's index: a shape (a tuple of tuples) is hashed once per value, twice for its
+        # first (four times before); hex flags come with the analysis, per class string (they were tested
+        # per slot text). Both: this method 40.6 -> 27.6 ms over the part columns of 6 slow wide fits
+        index: dict[tuple, int] = {}
+        groups: list[Group] = []
+        slot_texts: list[list[tuple[str, ...]]] = []
+        hex_flags: list[list[tuple[bool, ...]]] = []
         if analyses is None:  # the shapes live for this call only: their ids cannot key ``layouts``
             analyses, layouts = {}, None
         for v, n in counts.items():
+            if not v:
+                continue
             a = analyses.get(v)
             if a is None:
                 a = analyses[v] = analyze(v, limits.max_subruns)
-            g = by_shape.get(a.shape)
-            if g is None:
-                g = by_shape[a.shape] = Group(a.shape)
-                slot_texts[a.shape] = []
+            k = index.get(a.shape)
+            if k is None:
+                k = index[a.shape] = len(groups)
+                groups.append(Group(a.shape))
+                slot_texts.append([])
+                hex_flags.append([])
+            g = groups[k]
             g.weight += n
             g.values.append(v)
-            slot_texts[a.shape].append(a.slots)
-        order = {}
-        for shape, g in by_shape.items():
-            texts = slot_texts[shape]
+            slot_texts[k].append(a.slots)
+            hex_flags[k].append(a.hexable)
+        keyed = []
+        for k, g in enumerate(groups):
+            texts = slot_texts[k]
             if len(texts) == 1:  # one value (most shapes of hex ids): its texts are the constants
                 g.common = texts[0]
-                g.hexable = tuple(map(_HEX.issuperset, texts[0]))
+                g.hexable = hex_flags[k][0]
             else:
                 by_slot = list(zip(*texts, strict=True))  # per slot, every value's text
                 g.common = tuple(col[0] if col.count(col[0]) == len(col) else None for col in by_slot)
-                g.hexable = tuple(_HEX.issuperset("".join(col)) for col in by_slot)
+                g.hexable = tuple(map(all, zip(*hex_flags[k], strict=True)))
+            shape = g.shape
             if layouts is None:
                 layout = shape_layout(shape)
             else:
                 held = layouts.get(id(shape))
                 layout = held if held is not None else layouts.setdefault(id(shape), shape_layout(shape))
-            g.slot_start, g.tok_prefix, g.labels, order[id(g)] = layout
-        groups = sorted(by_shape.values(), key=lambda g: (-g.weight, order[id(g)]))
-        return cls(groups, sum(counts.values()), empty)
+            g.slot_start, g.tok_prefix, g.labels, rep = layout
+            keyed.append((-g.weight, rep, k))  # heaviest first, then by repr (shapes differ: no ties)
+        keyed.sort()
+        return cls([groups[k] for _, _, k in keyed], sum(counts.values()) - empty, empty)

@@ -65,16 +65,19 @@ class Analysis(NamedTuple):
     ``(kind, length)`` per run (one ``(ALNUM, length)`` for long mixed words).
     ``slots``: the text of every generalisable slot (run, or whole long mixed word), in order.
     ``ntokens``: token count compared with the token limit tau (a long mixed word counts once).
+    ``hexable``: per slot, whether its text is hex digits only (told by the class string, so per layout).
     """
 
     shape: tuple
     slots: tuple[str, ...]
     ntokens: int
+    hexable: tuple[bool, ...] = ()
 
 
 _RUN_RE = re.compile(r"d+|[hlHU]+")  # runs of a word's class string (below)
 _PARTS_RE = re.compile(r"[dhlHU]+|[^dhlHU]+")  # words and symbol runs of a class string
 _CLASS_CHARS = frozenset("dhlHU")
+_HEX_CLASSES = frozenset("dhH")  # the classes of hex digits: digits, a-f, A-F
 
 # A value's *class string*: every ASCII letter or digit replaced by its class (digit, hex or other
 # letter, by case), symbols kept. The shape and the slot boundaries depend on it alone, so they are
@@ -87,7 +90,7 @@ _CLASS = str.maketrans({**dict.fromkeys("0123456789", "d"), **dict.fromkeys("abc
 # longest class string cached (longer ones, free text, rarely repeat): at most ~10 MB per cache.
 _CACHE_ENTRIES = 65536
 _CACHE_CHARS = 96
-_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, Callable[[str], tuple[str, ...]], int]] = {}
+_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, Callable[[str], tuple[str, ...]], int, tuple[bool, ...]]] = {}
 _WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...]]] = {}
 
 
@@ -137,9 +140,9 @@ def _slot_getter(spans: list[tuple[int, int]]) -> Callable[[str], tuple[str, ...
     return operator.itemgetter(*(slice(a, b) for a, b in spans))
 
 
-def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[str, ...]], int]:
-    """Shape, slot getter (the texts of the slots of a value of this layout) and token count of a value,
-    from its class string."""
+def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[str, ...]], int, tuple[bool, ...]]:
+    """Shape, slot getter (the texts of the slots of a value of this layout), token count and per slot
+    whether it is hex digits only (its classes ``d``, ``h``, ``H``), from the value's class string."""
     key = (cls, max_subruns)
     hit = _LAYOUT_CACHE.get(key)
     if hit is not None:
@@ -160,7 +163,7 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
             shape.append(run)
             ntokens += 1
         at += len(run)
-    hit = (tuple(shape), _slot_getter(spans), ntokens)
+    hit = (tuple(shape), _slot_getter(spans), ntokens, tuple(_HEX_CLASSES.issuperset(cls[a:b]) for a, b in spans))
     if len(cls) <= _CACHE_CHARS:
         if len(_LAYOUT_CACHE) >= _CACHE_ENTRIES:
             _LAYOUT_CACHE.clear()
@@ -170,5 +173,5 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
 
 def analyze(value: str, max_subruns: int = DEFAULT_MAX_SUBRUNS) -> Analysis:
     """Tokenize ``value`` and group its runs into words and slots."""
-    shape, slots, ntokens = _layout(value.translate(_CLASS), max_subruns)
-    return Analysis(shape, slots(value), ntokens)
+    shape, slots, ntokens, hexable = _layout(value.translate(_CLASS), max_subruns)
+    return Analysis(shape, slots(value), ntokens, hexable)
