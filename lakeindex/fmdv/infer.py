@@ -117,6 +117,7 @@ class AutoValidator:
         self._no_rule: dict[tuple, float] = {}  # per (values, depth, search): the largest cap with no rule (see _solve)
         self._analyses: dict[str, Analysis] = {}  # per fit: values tokenized once across sub-columns
         self._layouts: dict[int, tuple] = {}  # per fit: their shapes' layouts (``QueryColumn.from_values``)
+        self._hashes: dict[str, int] = {}  # per fit: parts' values' sampling hashes (``_part``)
         self._flat: dict[tuple, tuple] = {}  # per (values, depth, cap): ``_aligned``'s results
         # per (values, top or not): the query column with its alignment, which every cap a part is
         # solved within shares, or None for free text (``_aligned``)
@@ -310,7 +311,11 @@ class AutoValidator:
         counts = as_counts(values)
         distinct = list(counts)
         if len(distinct) > PART_SAMPLE:
-            seg = self._solve(Counter(sorted(distinct, key=value_hash)[:PART_SAMPLE]), depth, budget)
+            hashes = self._hashes  # the same items come back in every form and separator tried
+            for v in distinct:
+                if v not in hashes:
+                    hashes[v] = value_hash(v)
+            seg = self._solve(Counter(sorted(distinct, key=hashes.__getitem__)[:PART_SAMPLE]), depth, budget)
             if seg is not None and not _all_match(seg.pattern, distinct):
                 seg = self._solve(counts, depth, budget)
         else:
@@ -411,7 +416,7 @@ class AutoValidator:
             result = self._sampled(Counter(values))
         finally:
             self._memo, self._no_rule, self._flat, self._prepared = {}, {}, {}, {}
-            self._analyses, self._layouts = {}, {}
+            self._analyses, self._layouts, self._hashes = {}, {}, {}
             if self.solver_.freeze_gc:
                 freeze_survivors()
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0),

@@ -296,17 +296,17 @@ class SegmentSolver:
         present = None
         if some != every or not al.narrow_enough(s, e, tau):
             present = al.present(some, s, e)
-            if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
-                return [], absent  # too wide to be indexed
             if some != every:
-                # values of several layouts inside the segment: solved over their shapes (every part
-                # range is non-empty and within tau, checked above per layout). A layout's groups share
-                # its labels, and with them their outlines: layouts whose outlines differ share no
-                # template, told before visiting their groups (none of the 5,053 such segments of the
-                # slowest wide fits had a candidate; a GUID layout has hundreds of groups)
+                # values of several layouts inside the segment: solved over their shapes. A layout's
+                # groups share its labels, and with them their outlines: layouts whose outlines differ
+                # share no template, told first and without visiting their groups (none of the 5,053
+                # such segments of the slowest wide fits had a candidate; a GUID layout has hundreds)
                 labels = {lay.labels[i:j] for lay, i, j in present}
                 if len(labels) > 1 and not share_label_outline(labels):
                     return [], absent
+            if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
+                return [], absent  # too wide to be indexed
+            if some != every:  # every part range is non-empty and within tau, checked above per layout
                 parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
                 return self._candidates(parts, r, m, True), absent
         sigs, symbols = al.segment(s, e)

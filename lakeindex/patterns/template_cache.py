@@ -26,13 +26,18 @@ class WeightedLRU:
         self._lock = Lock()
 
     def get(self, key: Hashable) -> Any | None:
-        """The cached value (marked recently used), or None."""
-        with self._lock:
-            hit = self._data.get(key)
-            if hit is None:
-                return None
-            self._data.move_to_end(key)
-            return hit[0]
+        """The cached value (marked recently used), or None. Without the lock: each dictionary operation
+        is atomic, and an entry evicted by another thread between the two is no longer marked (the
+        lock cost a third of a lookup, and the query path looks up every new shape)."""
+        data = self._data
+        hit = data.get(key)
+        if hit is None:
+            return None
+        try:
+            data.move_to_end(key)
+        except KeyError:
+            pass  # evicted meanwhile by a put in another thread: the value read stands
+        return hit[0]
 
     def put(self, key: Hashable, value: Any, weight: int) -> None:
         """Cache ``value``; evict least recently used entries until the total fits (an entry heavier
