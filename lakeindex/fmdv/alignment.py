@@ -16,7 +16,6 @@ columns, so a segment costs a few set operations instead of a thousand.
 
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -212,22 +211,30 @@ class Layout:
     _tokens: np.ndarray | None = None  # per group, tokens before each part (groups x parts + 1)
     _widest: dict[tuple[int, int], int] = field(default_factory=dict)
     _bound: list[int] | None = None
+    # per aligned column c, the index of the layout's first part in a column >= c (``bisect_left`` of
+    # ``cols``; one more entry: the number of parts), filled with the alignment's spans
+    at: list[int] = field(default_factory=list)
 
     def bound(self) -> list[int]:
         """Per part, the sum of the widest token counts of the parts before it (one more entry: all
         of them): parts i..j-1 hold at most ``bound[j] - bound[i]`` tokens in every value."""
         if self._bound is None:
-            acc, bound = 0, [0]
-            for k in range(len(self.labels)):
-                acc += max(g.tok_prefix[k + 1] - g.tok_prefix[k] for g in self.groups)
-                bound.append(acc)
-            self._bound = bound
+            groups = self.groups
+            if len(groups) == 1:  # its own token counts (a third of the layouts of wide part columns)
+                self._bound = list(groups[0].tok_prefix)
+            else:  # per part, the widest group: column maxima of the prefix sums' differences
+                rows = [g.tok_prefix for g in groups]
+                acc, bound = 0, [0]
+                for k in range(len(self.labels)):
+                    acc += max([row[k + 1] - row[k] for row in rows])
+                    bound.append(acc)
+                self._bound = bound
         return self._bound
 
     def within(self, i: int, j: int, tau: int) -> bool:
         """Parts i..j-1 hold at most ``tau`` tokens in every value, told without :meth:`widest` when
         the sum of each part's widest is within tau (most segments of a DP)."""
-        bound = self.bound()
+        bound = self._bound if self._bound is not None else self.bound()
         return bound[j] - bound[i] <= tau or self.widest(i, j) <= tau
 
     def widest(self, i: int, j: int) -> int:
@@ -273,6 +280,12 @@ class Alignment:
         masks, widest = [0] * self.ncols, [0] * self.ncols
         for k, lay in enumerate(self.layouts):
             bound = lay.bound()
+            at, pi = [], 0
+            for c in range(self.ncols + 1):  # lay.at: a bisect of its columns, as a table
+                while pi < len(lay.cols) and lay.cols[pi] < c:
+                    pi += 1
+                at.append(pi)
+            lay.at = at
             for pi, c in enumerate(lay.cols):
                 masks[c] |= 1 << k
                 widest[c] = max(widest[c], bound[pi + 1] - bound[pi])
@@ -302,8 +315,9 @@ class Alignment:
 
     def present(self, some: int, s: int, e: int) -> list[tuple[Layout, int, int]]:
         """Per layout in ``some`` (bits, from :meth:`span`), the range of its parts inside columns [s, e)."""
-        return [(lay, bisect_left(lay.cols, s), bisect_left(lay.cols, e))
-                for k, lay in enumerate(self.layouts) if some >> k & 1]
+        if self._masks is None:
+            self._spans()
+        return [(lay, lay.at[s], lay.at[e]) for k, lay in enumerate(self.layouts) if some >> k & 1]
 
     def narrow_enough(self, s: int, e: int, tau: int) -> bool:
         """Every value holds at most ``tau`` tokens in columns [s, e), told from the widest part of each
@@ -320,10 +334,11 @@ class Alignment:
             return hit
         slices: dict[object, list[tuple[tuple, tuple]]] = {}
         decimal = True
-        for lay in self.layouts:
-            pi = bisect_left(lay.cols, c)
-            if pi == len(lay.cols) or lay.cols[pi] != c:
+        mask = (self._spans() if self._masks is None else self._masks)[c]
+        for k, lay in enumerate(self.layouts):
+            if not mask >> k & 1:
                 continue
+            pi = lay.at[c]
             decimal = decimal and _decimal_at(lay, pi)
             for g in lay.groups:
                 part = g.shape[pi]

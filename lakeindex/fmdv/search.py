@@ -304,8 +304,9 @@ class SegmentSolver:
                 labels = {lay.labels[i:j] for lay, i, j in present}
                 if len(labels) > 1 and not share_label_outline(labels):
                     return [], absent
-            if not all(lay.within(i, j, tau) or self._windowed(lay.labels, i, j) for lay, i, j in present):
-                return [], absent  # too wide to be indexed
+            for lay, i, j in present:  # a loop, not all() over a generator: compiled, a generator is an object
+                if not lay.within(i, j, tau) and not self._windowed(lay.labels, i, j):
+                    return [], absent  # too wide to be indexed
             if some != every:  # every part range is non-empty and within tau, checked above per layout
                 parts = [(g, i, j) for lay, i, j in present for g in lay.groups]
                 return self._candidates(parts, r, m, True), absent
