@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from lakeindex.fmdv.column import Group
-from lakeindex.fmdv.hypotheses import Alternative, column_alternatives
+from lakeindex.fmdv.hypotheses import Alternative, column_alternatives, label_outlines
 from lakeindex.patterns.template_cache import WeightedLRU
 
 
@@ -214,6 +214,14 @@ class Layout:
     # per aligned column c, the index of the layout's first part in a column >= c (``bisect_left`` of
     # ``cols``; one more entry: the number of parts), filled with the alignment's spans
     at: list[int] = field(default_factory=list)
+    _outlines: dict[tuple[int, int], frozenset] = field(default_factory=dict)
+
+    def outlines(self, i: int, j: int) -> frozenset:
+        """The outlines of parts i..j-1 (``hypotheses.label_outlines``), remembered per range."""
+        hit = self._outlines.get((i, j))
+        if hit is None:
+            hit = self._outlines[(i, j)] = label_outlines(self.labels[i:j])
+        return hit
 
     def bound(self) -> list[int]:
         """Per part, the sum of the widest token counts of the parts before it (one more entry: all
@@ -318,6 +326,20 @@ class Alignment:
         if self._masks is None:
             self._spans()
         return [(lay, lay.at[s], lay.at[e]) for k, lay in enumerate(self.layouts) if some >> k & 1]
+
+    def share_outline(self, present: list[tuple[Layout, int, int]]) -> bool:
+        """The layouts' part ranges (from :meth:`present`) have an outline in common, as any template
+        they share needs (``hypotheses.label_outlines``)."""
+        common: frozenset | None = None
+        for lay, i, j in present:
+            outlines = lay.outlines(i, j)
+            if common is None:
+                common = outlines
+            elif outlines is not common:
+                common = common & outlines
+                if not common:
+                    return False
+        return True
 
     def narrow_enough(self, s: int, e: int, tau: int) -> bool:
         """Every value holds at most ``tau`` tokens in columns [s, e), told from the widest part of each

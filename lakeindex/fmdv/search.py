@@ -90,13 +90,30 @@ class Candidate:
 _RANK = attrgetter("rank")
 
 
+def lowest_fpr(cands: list[Candidate]) -> float:
+    """The lowest FPR of non-empty ``cands``."""
+    floor = cands[0].fpr
+    for c in cands:
+        if c.fpr < floor:
+            floor = c.fpr
+    return floor
+
+
 def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -> Candidate | None:
     """The most specific candidate whose FPR is within ``slack`` of the lowest, then the most specific
     one inside its language with an FPR at most ``narrow`` higher (module docstring)."""
     if not cands:
         return None
-    floor = min(c.fpr for c in cands)
-    best = min((c for c in cands if c.fpr <= floor + slack), key=_RANK)
+    # loops rather than min() over generators (compiled, a generator is an object per call): the
+    # lowest FPR, then the first lowest-ranked candidate within the slack of it, as min() would pick
+    limit = lowest_fpr(cands) + slack
+    best = cands[0]
+    best_rank: tuple | None = None
+    for c in cands:
+        if c.fpr <= limit:
+            rank = c.rank
+            if best_rank is None or rank < best_rank:
+                best, best_rank = c, rank
     # without a band nothing narrower qualifies: one inside best's language of FPR <= best's was in
     # the slack band already, and best ranks first there
     return narrowed(best, cands, best.fpr + narrow) if narrow > 0 else best
@@ -280,7 +297,7 @@ class SegmentSolver:
         hit = al.solved.get(key)
         if hit is None:
             cands, absent = self._column_candidates(al, s, e, r, m)
-            limit = min(c.fpr for c in cands) + self.fpr_slack if cands else -math.inf
+            limit = lowest_fpr(cands) + self.fpr_slack if cands else -math.inf
             hit = al.solved[key] = (cands, absent, choose(cands, self.fpr_slack, 0.0), limit)
         return hit
 
@@ -301,8 +318,7 @@ class SegmentSolver:
                 # groups share its labels, and with them their outlines: layouts whose outlines differ
                 # share no template, told first and without visiting their groups (none of the 5,053
                 # such segments of the slowest wide fits had a candidate; a GUID layout has hundreds)
-                labels = {lay.labels[i:j] for lay, i, j in present}
-                if len(labels) > 1 and not share_label_outline(labels):
+                if not al.share_outline(present):
                     return [], absent
             for lay, i, j in present:  # a loop, not all() over a generator: compiled, a generator is an object
                 if not lay.within(i, j, tau) and not self._windowed(lay.labels, i, j):
