@@ -266,6 +266,45 @@ def test_weighted_cache_is_bounded_by_weight():
     assert cache.get("huge") is None and cache.weight <= 100
 
 
+def test_weighted_cache_gets_without_its_lock_while_other_threads_put_and_evict():
+    """``get`` takes no lock: an entry evicted by another thread between its lookup and its being marked
+    recently used must not fail the get (a plain ``move_to_end`` there raised KeyError in this test).
+    Every hit is the value put for its key, and the weight bound holds."""
+    import sys
+    import threading
+
+    cache = WeightedLRU(20)
+    errors: list = []
+
+    def writer(seed: int) -> None:
+        for i in range(20000):
+            cache.put((seed, i % 5), (seed, i % 5), 1 + i % 7)
+
+    def reader() -> None:
+        try:
+            for i in range(40000):
+                key = (i % 4, i % 5)
+                value = cache.get(key)
+                if value is not None and value != key:
+                    errors.append((key, value))
+        except Exception as exc:  # noqa: BLE001 - any failure of get is the finding
+            errors.append(repr(exc))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # switch threads as often as possible
+    try:
+        threads = [threading.Thread(target=writer, args=(s,)) for s in range(4)]
+        threads += [threading.Thread(target=reader) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert cache.weight <= 20 and cache.weight == sum(w for _, w in cache._data.values())
+
+
 def test_window_counts_of_a_capped_column_are_scaled_to_the_whole_column():
     rng = random.Random(3)
     values = [f"{rng.randint(10**7, 10**8 - 1)}-{rng.randint(1000, 9999)}-{rng.randint(1000, 9999)}-x-y"
