@@ -91,7 +91,7 @@ _CLASS = str.maketrans({**dict.fromkeys("0123456789", "d"), **dict.fromkeys("abc
 _CACHE_ENTRIES = 65536
 _CACHE_CHARS = 96
 _LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, Callable[[str], tuple[str, ...]], int, tuple[bool, ...]]] = {}
-_WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...]]] = {}
+_WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...], tuple[bool, ...]]] = {}
 
 
 def _letters_kind(cls: str) -> str:
@@ -100,8 +100,9 @@ def _letters_kind(cls: str) -> str:
     return UPPER if upper else LOWER if lower else MIXED
 
 
-def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], ...]]:
-    """A word's part and its slots' spans (relative to the word), from its class string."""
+def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, int], ...], tuple[bool, ...]]:
+    """A word's part, its slots' spans (relative to the word) and whether each slot is hex digits only
+    (its classes ``d``, ``h``, ``H``), from its class string."""
     key = (cls, max_subruns)
     hit = _WORD_CACHE.get(key)
     if hit is not None:
@@ -109,19 +110,20 @@ def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, in
     n = len(cls)
     digits = cls.count("d")
     if digits == n:
-        hit = (((DIGIT, n),), ((0, n),))
+        hit = (((DIGIT, n),), ((0, n),), (True,))
     elif digits == 0:
-        hit = (((_letters_kind(cls), n),), ((0, n),))
+        hit = (((_letters_kind(cls), n),), ((0, n),), (_HEX_CLASSES.issuperset(cls),))
     else:
         runs = [(m.start(), m.end()) for m in _RUN_RE.finditer(cls)]
         hexed = "l" not in cls and "U" not in cls
         if len(runs) > max_subruns:
-            hit = (((ALNUM_HEX if hexed else ALNUM, n),), ((0, n),))
+            hit = (((ALNUM_HEX if hexed else ALNUM, n),), ((0, n),), (hexed,))
         else:
             kinds = [DIGIT if cls[a] == "d" else _letters_kind(cls[a:b]) for a, b in runs]
             if hexed:
                 kinds = [_TO_HEX[k] for k in kinds]
-            hit = (tuple((k, b - a) for k, (a, b) in zip(kinds, runs, strict=True)), tuple(runs))
+            hit = (tuple((k, b - a) for k, (a, b) in zip(kinds, runs, strict=True)), tuple(runs),
+                   tuple(_HEX_CLASSES.issuperset(cls[a:b]) for a, b in runs))
     if n <= _CACHE_CHARS:
         if len(_WORD_CACHE) >= _CACHE_ENTRIES:
             _WORD_CACHE.clear()
@@ -149,10 +151,12 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
         return hit
     shape: list = []
     spans: list[tuple[int, int]] = []
+    hexable: list[bool] = []
     ntokens = at = 0
     for run in _PARTS_RE.findall(cls):
         if run[0] in _CLASS_CHARS:
-            part, rel = _word_layout(run, max_subruns)
+            part, rel, hexes = _word_layout(run, max_subruns)
+            hexable.extend(hexes)
             shape.append(part)
             if len(rel) == 1:
                 spans.append((at, at + len(run)))
@@ -163,7 +167,7 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
             shape.append(run)
             ntokens += 1
         at += len(run)
-    hit = (tuple(shape), _slot_getter(spans), ntokens, tuple(_HEX_CLASSES.issuperset(cls[a:b]) for a, b in spans))
+    hit = (tuple(shape), _slot_getter(spans), ntokens, tuple(hexable))
     if len(cls) <= _CACHE_CHARS:
         if len(_LAYOUT_CACHE) >= _CACHE_ENTRIES:
             _LAYOUT_CACHE.clear()
