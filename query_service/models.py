@@ -32,7 +32,7 @@ class ReadyOut(BaseModel):
     # the index's keys are held in memory (it fits the inference lookup cache), so inference never
     # reads RocksDB; false for an index too big for it, served from RocksDB and its block cache
     index_in_memory: bool
-    # the inference search runs compiled (installed with LAKEINDEX_COMPILE=1): wide fits a quarter faster
+    # the inference search runs compiled (installed with LAKEINDEX_COMPILE=1): wide fits about 30% faster
     inference_compiled: bool
 
 

@@ -27,13 +27,10 @@ from functools import lru_cache
 
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
-from lakeindex.patterns.pattern import escape_literal
+from lakeindex.patterns.pattern import WORD_START, escape_literal
 from lakeindex.patterns.templates import free_templates, is_decimal_at, part_alternatives, slot_starts
 from lakeindex.patterns.tokens import is_hex_word
 
-# what a word column's alternatives start with (a class, or a constant's letter or digit); a symbol
-# column's one alternative is its symbols, escaped
-_WORD_START = frozenset("<ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 SegmentPart = tuple[Group, int, int]  # group, first part index, end part index (exclusive)
 Alternative = tuple[str, int, int]  # (pattern text, constant slots, parts consumed)
 
@@ -74,14 +71,17 @@ def label_outlines(labels: tuple) -> frozenset[tuple[str, ...]]:
     return frozenset(out)
 
 
-def share_label_outline(label_slices: set[tuple]) -> bool:
-    """Some outline is common to all shapes of these labels (necessary for any shared template, constants
-    included: a constant is a word's text)."""
+def share_outline(outline_sets: list[frozenset[tuple[str, ...]]]) -> bool:
+    """Some outline is in every one of these sets (each a shape's :func:`label_outlines`): necessary for any
+    shared template, constants included, as a constant is a word's text."""
     common: frozenset[tuple[str, ...]] | None = None
-    for labels in label_slices:
-        common = label_outlines(labels) if common is None else common & label_outlines(labels)
-        if not common:
-            return False
+    for outlines in outline_sets:
+        if common is None:
+            common = outlines
+        elif outlines is not common:
+            common = common & outlines
+            if not common:
+                return False
     return True
 
 
@@ -106,7 +106,7 @@ def segment_hypotheses(key: frozenset, max_constants: int, budget: int,
             return found
     # shortest shapes (fewest templates) first, stopping once nothing is shared: segments that mix
     # layouts are mostly infeasible (the solver drops those whose outlines disagree before asking, see
-    # ``share_label_outline``), and listing every shape's templates would cost more than the query
+    # ``share_outline``), and listing every shape's templates would cost more than the query
     entries.sort(key=lambda e: (len(e[0]), repr(e[0])))
     free: set[str] | None = None
     for sub, _, _ in entries:
@@ -230,7 +230,7 @@ def _expand_viable(per_pos: list[list[Alternative]], nconst: int, viable: Contai
     :func:`hypotheses`), in the same order: depth first, alternatives in their order. A prefix is
     tested where a word column meets a symbol column, as the part prefixes of keys end there; two
     adjacent symbol columns (a gap in the alignment) are passed through untested."""
-    words = [bool(alts) and alts[0][0][:1] in _WORD_START for alts in per_pos]
+    words = [bool(alts) and alts[0][0][:1] in WORD_START for alts in per_pos]
     tested = [False] + [words[j - 1] != words[j] for j in range(1, len(per_pos))] + [True]
     out: list[str] = []
     _walk(per_pos, tested, 0, nconst, "", viable, out)

@@ -46,9 +46,10 @@ from typing import TYPE_CHECKING
 from lakeindex.fmdv.hypotheses import (
     SegmentPart,
     hypotheses,
+    label_outlines,
     segment_hypotheses,
     segment_key,
-    share_label_outline,
+    share_outline,
 )
 from lakeindex.index.store import IndexError_, IndexReader, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -372,7 +373,7 @@ class SegmentSolver:
         that their layouts share an outline)."""
         if not outlined:
             labels = {g.labels[i:j] for g, i, j in parts}
-            if len(labels) > 1 and not share_label_outline(labels):
+            if len(labels) > 1 and not share_outline([label_outlines(lab) for lab in labels]):
                 return []  # values of several layouts that no template spells alike: skip the segment key
         seg = segment_key(parts)
         distinct = {sub for sub, _, _ in seg}

@@ -61,6 +61,9 @@ def escape_literal(text: str) -> str:
 # a pattern's parts: a run of word elements (classes with their quantifier, ASCII letters and digits
 # written literally), or a run of symbols (escaped characters and any other literal character); ``<``
 # always opens a class, as literal ones are escaped
+# what a word part's text starts with (a class, or a constant's letter or digit); a symbol run's text
+# starts with anything else (``fmdv.hypotheses`` tells its columns' kinds by it, as _PART_RE does here)
+WORD_START = frozenset("<ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 _PART_RE = re.compile(r"(?:<[a-z]+>(?:\{[0-9]+\}|\+)?|[A-Za-z0-9])+|(?:\\.|[^A-Za-z0-9<\\])+", re.S)
 
 
