@@ -26,7 +26,6 @@ import os
 import shutil
 import time
 import uuid
-from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -41,7 +40,8 @@ from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
 from lakeindex.lake.formats import FORMATS
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, LakeFormats, lake_uri, list_files, relative_table
+from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, discover
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
@@ -112,15 +112,7 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
     return meta
 
 
-def multipart_tables(paths: list[str], root: str) -> dict[str, str]:
-    """Table of each file that is one of several part files of a table (:func:`table_of`); files that
-    are a table of their own are left out."""
-    tables = {p: table_of(p, root) for p in paths}
-    parts = Counter(tables.values())
-    return {p: t for p, t in tables.items() if parts[t] > 1}
-
-
-def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
+def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: int,
           limits: EnumerationLimits) -> DataFrame:
     par = parallelism(spark)
     split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
@@ -130,20 +122,67 @@ def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
     files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
     files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
+    outside = sorted({f.path for t in tables for f in t.files if not f.path.startswith(root + "/")})
+    if outside:  # a table format's data files may live outside the lake root
+        files = files.unionByName(spark.read.format("binaryFile").load(*outside))
     lim = limits.to_dict()
-    tables = multipart_tables(paths, root)
-    single = [p for p in paths if p not in tables]
+    single = [t.files[0].path for t in tables if t.format == FILE]
+    # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
+    # its live files only, with its partition values
+    parts = [(f.path, t.name, json.dumps(f.partition)) for t in tables if t.format != FILE for f in t.files]
     scans = []
     if single:
         scans.append(files.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
             partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
-    if tables:
-        names = spark.createDataFrame(sorted(tables.items()), "path string, table string")
-        grouped = (files.join(F.broadcast(names), "path").select("path", "content", "table")
-                   .repartition(max(1, min(len(set(tables.values())), par * 4)), "table")
+    if parts:
+        names = spark.createDataFrame(sorted(parts), "path string, table string, partition string")
+        ntables = len(tables) - len(single)
+        grouped = (files.filter(F.col("path").isin([p for p, _, _ in parts]))
+                   .join(F.broadcast(names), "path").select("path", "content", "table", "partition")
+                   .repartition(max(1, min(ntables, par * 4)), "table")
                    .sortWithinPartitions("table", "path"))
-        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim), SCAN_SCHEMA))
+        evolving = frozenset(t.name for t in tables if t.format in (DELTA, ICEBERG))
+        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving),
+                                        SCAN_SCHEMA))
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
+
+
+def _tables(spark: SparkSession, root: str, prog: Progress) -> tuple[list[LakeTable], list[dict]]:
+    """The lake's tables (:mod:`lakeindex.lake.tables`) and what was skipped, with reasons."""
+    prog.say(f"listing {root}")
+    formats = LakeFormats()
+    listing, skipped = list_files(spark, root, formats)
+    candidates = []
+    for f in listing:
+        rel = relative_table(f.path, root)
+        if not any(rel.lower().endswith(e) for e in FORMATS):
+            skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
+        elif f.length == 0:
+            skipped.append({"file": rel, "reason": "empty file"})
+        else:
+            candidates.append(f)
+    found = discover(candidates, root, formats)
+    empty = [t for t in found.tables if not t.files]
+    for t in empty:
+        skipped.append({"file": t.name, "reason": f"{t.format} table with no data files"})
+    return [t for t in found.tables if t.files], skipped + found.skipped
+
+
+def _unchanged(tables: list[LakeTable], known: dict[str, dict], skipped: list[dict]) -> list[LakeTable]:
+    """The tables an incremental build must scan: those not in ``known``; a known table whose fingerprint
+    changed is reported, as incremental builds only add tables."""
+    if any("fingerprint" not in t for t in known.values()):
+        raise BuildError("the index lists files, not tables (built by an older lakeindex): run a full build")
+    new = []
+    for t in tables:
+        prev = known.get(t.name)
+        if prev is None:
+            new.append(t)
+        elif prev["fingerprint"] != t.fingerprint:
+            skipped.append({"file": t.name, "reason": f"changed since it was indexed ({prev['fingerprint']} -> "
+                                                      f"{t.fingerprint}); incremental builds only add new tables: "
+                                                      "run a full build"})
+    return new
 
 
 def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
@@ -160,46 +199,26 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     root = lake_uri(lake, here=not is_connect(spark))
     prog = Progress(spark, enabled=progress)
     with prog, contextlib.ExitStack() as sized:
-        prog.say(f"listing {root}")
-        listing, skipped = list_files(spark, root)
-        candidates = []
-        for f in listing:
-            rel = relative_table(f.path, root)
-            if not any(rel.lower().endswith(e) for e in FORMATS):
-                skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
-            elif f.length == 0:
-                skipped.append({"file": rel, "reason": "empty file"})
-            else:
-                candidates.append(f)
+        candidates, skipped = _tables(spark, root, prog)
         if known is not None:
-            new_rows = []
-            known_tables = {table_of(f"{root}/{rel}", root) for rel in known}
-            for row in candidates:
-                rel = relative_table(row.path, root)
-                prev = known.get(rel)
-                table = table_of(row.path, root)
-                if prev is None and table != rel and table in known_tables:
-                    skipped.append({"file": rel, "reason": f"a new part file of the indexed table {table}; "
-                                                           "incremental builds only add new tables: run a full build"})
-                elif prev is None:
-                    new_rows.append(row)
-                elif prev["bytes"] != row.length or prev["mtime"] != row.mtime:
-                    skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
-                                                           "only add new tables: run a full build"})
-            candidates = new_rows
+            candidates = _unchanged(candidates, known, skipped)
             if not candidates:
                 prog.say("no new tables to index")
                 return {"new_tables": 0, "skipped_files": skipped}
         if not candidates:
-            raise BuildError(f"lake {lake} has no .csv/.tsv/.parquet/.jsonl files")
-        total_bytes = sum(r.length for r in candidates)
-        prog.say(f"scanning {len(candidates)} files ({total_bytes / 1e6:.1f} MB)")
-        # exactly the listed files: Spark's own recursive listing would follow symlinked directories
-        paths = [r.path for r in candidates]
+            raise BuildError(f"lake {lake} has no readable table (.csv/.tsv/.parquet/.jsonl files, Delta or "
+                             "Iceberg tables)" + _reasons(skipped))
+        total_bytes = sum(t.bytes for t in candidates)
+        nfiles = sum(len(t.files) for t in candidates)
+        prog.say(f"scanning {len(candidates)} tables, {nfiles} files ({total_bytes / 1e6:.1f} MB)")
         sized.enter_context(sized_shuffles(spark, total_bytes))  # for the scan, aggregation and SST jobs
-        scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
+        # exactly the listed files: Spark's own recursive listing would follow symlinked directories
+        scanned = _scan(spark, root, candidates, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
         try:
             stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
+            seen = {s["table"] for s in stats}
+            skipped += [{"file": t.name, "reason": "none of its data files could be read"}
+                        for t in candidates if t.name not in seen and t.format != FILE]
             prog.say("aggregating patterns and writing SST files")
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
             agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
@@ -219,10 +238,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                         "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
                         **_summarize(stats, skipped)}
                 meta["build_seconds"] = round(time.time() - t0, 3)
-                tables = [{"table": relative_table(r.path, root), "bytes": r.length,
-                           "mtime": r.mtime} for r in candidates]
-                scanned_ok = {f for s in stats if not s["skipped"] for f in s.get("files", [s["table"]])}
-                tables = [t for t in tables if t["table"] in scanned_ok]
+                scanned_ok = {s["table"] for s in stats if not s["skipped"]}
+                tables = [t.record(root) for t in candidates if t.name in scanned_ok]
                 prog.say("publishing")
                 builder.publish(meta, tables)
             except BaseException:
@@ -231,6 +248,14 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
         finally:
             scanned.unpersist()
     return read_meta(out)
+
+
+def _reasons(skipped: list[dict], most: int = 10) -> str:
+    """The first skipped files or tables with their reasons, for an error message."""
+    if not skipped:
+        return ""
+    shown = "; ".join(f"{d['file']}: {d['reason']}" for d in skipped[:most])
+    return f" ({len(skipped)} skipped: {shown}{'; ...' if len(skipped) > most else ''})"
 
 
 def _executor_tmp() -> str:

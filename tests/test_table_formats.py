@@ -1,0 +1,145 @@
+"""Real lakes are tables, not files: an index of the same tables in five layouts (single Parquet file, Spark
+output directory, Hive partitions, Delta with an overwritten version, Iceberg with an overwritten snapshot)
+equals, key by key, the index of those tables stored one CSV per table."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from decimal import Decimal
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from lakeindex.index import build as job
+from lakeindex.index.store import IndexReader
+from lakeindex.lake.listing import directory_table
+from lakeindex.lake.rendering import NotRenderable, render, render_scalar
+from lakeindex.lake.tables import partition_values
+from tests.real_layouts import LAYOUTS, write_lakes
+
+pytest.importorskip("deltalake")
+pytest.importorskip("pyiceberg")
+
+
+def _items(path) -> dict[bytes, bytes]:
+    with IndexReader(path) as ix:
+        return dict(ix.items())
+
+
+@pytest.fixture(scope="module")
+def lakes(tmp_path_factory):
+    return write_lakes(tmp_path_factory.mktemp("layouts"))
+
+
+@pytest.fixture(scope="module")
+def built(spark, lakes, tmp_path_factory):
+    lake, ref = lakes
+    out = tmp_path_factory.mktemp("ix")
+    real = job.build_index(spark, str(lake), out / "real", min_coverage=1, progress=False)
+    reference = job.build_index(spark, str(ref), out / "ref", min_coverage=1, progress=False)
+    return real, reference, out
+
+
+def test_real_layout_index_equals_one_file_per_table_index(built):
+    real, reference, out = built
+    assert reference["tables_scanned"] == 2 * len(LAYOUTS) and reference["columns_scanned"] == 9 * 2 * len(LAYOUTS)
+    for key in ("tables_scanned", "columns_scanned", "cells_scanned", "values_scanned", "patterns"):
+        assert real[key] == reference[key], key
+    assert real["skipped_files"] == []
+    got, expected = _items(out / "real"), _items(out / "ref")
+    assert len(expected) > 1000
+    differing = sorted(k for k in expected.keys() | got.keys() if got.get(k) != expected.get(k))
+    assert differing == [], differing[:10]
+    stale = [k for k in got if b"STALE" in k]
+    assert stale == []  # the overwritten versions' files were not read
+
+
+def test_tables_are_listed_with_format_version_and_partition_columns(built):
+    _, _, out = built
+    with IndexReader(out / "real") as ix:
+        tables = {t["table"]: t for t in ix.tables()}
+    assert sorted(tables) == sorted(f"{layout}_{i}" + (".parquet" if layout == "file" else "")
+                                    for layout in LAYOUTS for i in range(2))
+    assert tables["delta_0"]["format"] == "delta" and tables["delta_0"]["version"] == "1"
+    assert tables["delta_0"]["partition_columns"] == ["dt"]
+    assert tables["hive_1"]["format"] == "directory" and tables["hive_1"]["partition_columns"] == ["dt"]
+    assert tables["iceberg_0"]["format"] == "iceberg" and tables["iceberg_0"]["version"].isdigit()
+    assert tables["spark_0"]["files"] == 3 and tables["file_1.parquet"]["format"] == "file"
+
+
+def test_incremental_build_skips_unchanged_tables_and_reports_changed_ones(spark, lakes, built, tmp_path):
+    lake, _ = lakes
+    _, _, out = built
+    ix = tmp_path / "ix"
+    shutil.copytree(out / "real", ix)
+    meta = job.build_index(spark, str(lake), ix, min_coverage=1, incremental=True, progress=False)
+    assert meta["incremental"]["new_tables"] == 0 and meta["incremental"]["skipped_files"] == []
+    assert _items(ix) == _items(out / "real")
+
+
+def test_bad_tables_are_skipped_with_their_reason_and_the_build_goes_on(spark, lakes, tmp_path):
+    lake, _ = lakes
+    bad = tmp_path / "lake"
+    shutil.copytree(lake, bad)
+    # a Delta log whose latest commit is garbage, an Iceberg table whose metadata names a missing manifest list,
+    # a partition directory of other columns
+    (bad / "delta_1" / "_delta_log" / "00000000000000000001.json").write_text("{not json\n")
+    meta_dir = bad / "iceberg_1" / "metadata"
+    for f in meta_dir.glob("*.metadata.json"):
+        doc = json.loads(f.read_text())
+        for snap in doc.get("snapshots", []):
+            snap["manifest-list"] = snap["manifest-list"].replace("snap-", "missing-snap-")
+        f.write_text(json.dumps(doc))
+    odd = bad / "hive_0" / "dt=2024-01-09"
+    odd.mkdir()
+    pq.write_table(pa.table({"other": ["x", "y"]}), odd / "part-00000-x.snappy.parquet")
+    meta = job.build_index(spark, str(bad), tmp_path / "ix", min_coverage=1, progress=False)
+    reasons = {s["file"]: s["reason"] for s in meta["skipped_files"]}
+    assert set(reasons) == {"delta_1", "iceberg_1", "hive_0"}, reasons
+    assert "Delta log" in reasons["delta_1"]
+    assert "Iceberg" in reasons["iceberg_1"]
+    assert "not one table" in reasons["hive_0"] and "other" in reasons["hive_0"]
+    assert meta["tables_scanned"] == 2 * len(LAYOUTS) - 3
+
+
+@pytest.mark.parametrize(("rel", "table"), [
+    ("orders.csv", None),
+    ("orders/part-00000-1b2c-c000.snappy.parquet", "orders"),
+    ("events/dt=2024-01-01/hour=3/part-0.parquet", "events"),
+    ("dt=2024-01-01/data.csv", ""),
+    ("a/b/c.csv", None),
+])
+def test_directory_table_of_a_file(rel, table):
+    assert directory_table(rel) == table
+
+
+def test_partition_values_are_unescaped_and_the_default_partition_is_null():
+    assert partition_values("dt=2024-01-01/ts=10%3A00/part-0.parquet") == (("dt", "2024-01-01"), ("ts", "10:00"))
+    assert partition_values("dt=__HIVE_DEFAULT_PARTITION__/part-0.parquet") == (("dt", None),)
+
+
+@pytest.mark.parametrize(("values", "typ", "text"), [
+    ([1, -42], pa.int32(), ["1", "-42"]),
+    ([Decimal("12.30"), Decimal("0.05")], pa.decimal128(6, 2), ["12.30", "0.05"]),
+    ([dt.date(2024, 1, 31)], pa.date32(), ["2024-01-31"]),
+    ([dt.datetime(2024, 1, 31, 10, 0, 0, 500000), dt.datetime(2024, 1, 31, 10, 0)], pa.timestamp("us"),
+     ["2024-01-31 10:00:00.5", "2024-01-31 10:00:00"]),
+    ([dt.datetime(2024, 1, 31, 10, 0, 0, 120000)], pa.timestamp("ms"), ["2024-01-31 10:00:00.12"]),
+    ([dt.datetime(2024, 1, 31, 11, 0, tzinfo=dt.timezone(dt.timedelta(hours=1)))], pa.timestamp("us", tz="+01:00"),
+     ["2024-01-31 10:00:00"]),
+    ([dt.time(10, 1, 2)], pa.time64("us"), ["10:01:02"]),
+    ([True, False, None], pa.bool_(), ["true", "false", None]),
+    ([1.5, 0.1], pa.float64(), ["1.5", "0.1"]),
+])
+def test_canonical_text_of_typed_values(values, typ, text):
+    assert render(pa.array(values, typ)).to_pylist() == text
+
+
+def test_nested_columns_are_not_rendered_and_scalars_render_alike():
+    with pytest.raises(NotRenderable, match="nested"):
+        render(pa.array([[1, 2]]))
+    assert render_scalar(dt.date(2024, 1, 31)) == "2024-01-31" and render_scalar(7) == "7"
+    assert render_scalar(None) is None and render_scalar("x") == "x"
