@@ -39,9 +39,8 @@ from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
-from lakeindex.lake.formats import FORMATS
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, LakeFormats, lake_uri, list_files, relative_table
-from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, discover
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
+from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, file_contents, list_tables
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
@@ -120,52 +119,24 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
     # a small open cost packs many small files per task: more patterns shared in a task's accumulator
     spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
-    files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
-    outside = sorted({f.path for t in tables for f in t.files if not f.path.startswith(root + "/")})
-    if outside:  # a table format's data files may live outside the lake root
-        files = files.unionByName(spark.read.format("binaryFile").load(*outside))
     lim = limits.to_dict()
     single = [t.files[0].path for t in tables if t.format == FILE]
-    # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
-    # its live files only, with its partition values
-    parts = [(f.path, t.name, json.dumps(f.partition)) for t in tables if t.format != FILE for f in t.files]
+    multi = [t for t in tables if t.format != FILE]
     scans = []
-    if single:
+    if single:  # read where they lie, without a shuffle
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
         scans.append(files.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
             partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
-    if parts:
-        names = spark.createDataFrame(sorted(parts), "path string, table string, partition string")
-        ntables = len(tables) - len(single)
-        grouped = (files.filter(F.col("path").isin([p for p, _, _ in parts]))
-                   .join(F.broadcast(names), "path").select("path", "content", "table", "partition")
-                   .repartition(max(1, min(ntables, par * 4)), "table")
+    if multi:
+        # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
+        # its live files only, with its partition values
+        grouped = (file_contents(spark, root, multi).repartition(max(1, min(len(multi), par * 4)), "table")
                    .sortWithinPartitions("table", "path"))
-        evolving = frozenset(t.name for t in tables if t.format in (DELTA, ICEBERG))
+        evolving = frozenset(t.name for t in multi if t.format in (DELTA, ICEBERG))
         scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving),
                                         SCAN_SCHEMA))
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
-
-
-def _tables(spark: SparkSession, root: str, prog: Progress) -> tuple[list[LakeTable], list[dict]]:
-    """The lake's tables (:mod:`lakeindex.lake.tables`) and what was skipped, with reasons."""
-    prog.say(f"listing {root}")
-    formats = LakeFormats()
-    listing, skipped = list_files(spark, root, formats)
-    candidates = []
-    for f in listing:
-        rel = relative_table(f.path, root)
-        if not any(rel.lower().endswith(e) for e in FORMATS):
-            skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
-        elif f.length == 0:
-            skipped.append({"file": rel, "reason": "empty file"})
-        else:
-            candidates.append(f)
-    found = discover(candidates, root, formats)
-    empty = [t for t in found.tables if not t.files]
-    for t in empty:
-        skipped.append({"file": t.name, "reason": f"{t.format} table with no data files"})
-    return [t for t in found.tables if t.files], skipped + found.skipped
 
 
 def _unchanged(tables: list[LakeTable], known: dict[str, dict], skipped: list[dict]) -> list[LakeTable]:
@@ -199,7 +170,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     root = lake_uri(lake, here=not is_connect(spark))
     prog = Progress(spark, enabled=progress)
     with prog, contextlib.ExitStack() as sized:
-        candidates, skipped = _tables(spark, root, prog)
+        found = list_tables(spark, root, prog.say)
+        candidates, skipped = found.tables, found.skipped
         if known is not None:
             candidates = _unchanged(candidates, known, skipped)
             if not candidates:

@@ -47,17 +47,6 @@ def root_name(root: str) -> str:
     return root.rstrip("/").rsplit("/", 1)[-1].removeprefix("file:")
 
 
-def table_of(path: str, root: str) -> str:
-    """Name of the table a plain data file belongs to: its :func:`directory_table`, else the file itself.
-    A lake root that is itself partitioned or holds part files is the table named after its last path
-    component."""
-    rel = relative_table(path, root)
-    table = directory_table(rel)
-    if table is None:
-        return rel
-    return table or root_name(root)
-
-
 def is_delta_dir(path: str) -> bool:
     """A local directory holding a Delta log."""
     return os.path.isdir(os.path.join(path, "_delta_log"))

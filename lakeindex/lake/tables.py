@@ -21,12 +21,18 @@ directories of different keys) is skipped with a reason naming it, and the build
 from __future__ import annotations
 
 import hashlib
+import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lakeindex.lake.formats import file_format
-from lakeindex.lake.listing import PARTITION_DIR, LakeFormats, directory_table, relative_table, root_name
+from lakeindex.lake.listing import PARTITION_DIR, LakeFormats, directory_table, list_files, relative_table, root_name
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame, SparkSession
 
 FILE, DIRECTORY, DELTA, ICEBERG = "file", "directory", "delta", "iceberg"
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # how Spark and Hive write a null partition value
@@ -274,3 +280,51 @@ def _is_delta(location: str) -> bool:
         return bool(DeltaTable.is_deltatable(_local(location)))
     except Exception:  # noqa: BLE001 - a store delta-rs cannot reach: not taken for a Delta table
         return False
+
+
+def list_tables(spark: SparkSession, root: str, say: Callable[[str], None] = lambda _: None) -> TableListing:
+    """Every table of the lake at ``root`` (a URI from :func:`lakeindex.lake.listing.lake_uri`), and the
+    files and tables skipped with their reasons (unsupported or empty files, unreadable table metadata)."""
+    from lakeindex.lake.formats import FORMATS
+
+    say(f"listing {root}")
+    formats = LakeFormats()
+    listing, skipped = list_files(spark, root, formats)
+    candidates = []
+    for f in listing:
+        rel = relative_table(f.path, root)
+        if not any(rel.lower().endswith(e) for e in FORMATS):
+            skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
+        elif f.length == 0:
+            skipped.append({"file": rel, "reason": "empty file"})
+        else:
+            candidates.append(f)
+    found = discover(candidates, root, formats)
+    skipped += [{"file": t.name, "reason": f"{t.format} table with no data files"} for t in found.tables if not t.files]
+    return TableListing([t for t in found.tables if t.files], skipped + found.skipped)
+
+
+def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str]]:
+    """(path, table, partition values as JSON) of every data file of ``tables``: what executors reading
+    the files join on to know each file's table and partition columns."""
+    return sorted((f.path, t.name, json.dumps(f.partition)) for t in tables for f in t.files)
+
+
+def file_contents(spark: SparkSession, root: str, tables: list[LakeTable]) -> DataFrame:
+    """A ``binaryFile`` frame (path, content, table, partition) of exactly the data files of ``tables``:
+    read where they lie (under the lake root, or elsewhere for a table format's files), each row joined
+    with its table's name and the file's partition values (:func:`file_rows`)."""
+    from pyspark.sql import functions as F
+
+    from lakeindex.lake.listing import SUPPORTED_FILES_RE
+
+    rows = file_rows(tables)
+    paths = [p for p, _, _ in rows]
+    files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+             .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
+    outside = [p for p in paths if not p.startswith(root.rstrip("/") + "/")]
+    if outside:
+        files = files.unionByName(spark.read.format("binaryFile").load(*outside))
+    names = spark.createDataFrame(rows, "path string, table string, partition string")
+    return (files.filter(F.col("path").isin(paths)).join(F.broadcast(names), "path")
+            .select("path", "content", "table", "partition"))
