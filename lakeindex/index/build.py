@@ -26,6 +26,7 @@ import os
 import shutil
 import time
 import uuid
+from collections import Counter
 from functools import partial
 from pathlib import Path
 
@@ -209,9 +210,12 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
                         **_summarize(stats, skipped)}
-                meta["build_seconds"] = round(time.time() - t0, 3)
                 scanned_ok = {s["table"] for s in stats if not s["skipped"]}
-                tables = [t.record(root) for t in candidates if t.name in scanned_ok]
+                done = [t for t in candidates if t.name in scanned_ok]
+                meta["tables_by_format"] = dict(sorted(Counter(t.format for t in done).items()))
+                meta["files_scanned"] = sum(len(t.files) for t in done)
+                tables = [t.record(root) for t in done]
+                meta["build_seconds"] = round(time.time() - t0, 3)
                 prog.say("publishing")
                 builder.publish(meta, tables)
             except BaseException:

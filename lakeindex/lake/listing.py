@@ -102,7 +102,7 @@ class LakeFormats:
     remote: bool = False  # listed by Spark, which hides ``_delta_log``: directory tables may be Delta tables
 
 
-def list_files(spark: SparkSession, root: str,
+def list_files(spark: SparkSession | None, root: str,
                formats: LakeFormats | None = None) -> tuple[list[LakeFile], list[dict]]:
     """Every data file under ``root`` once, and the files skipped with their reason.
 
@@ -112,11 +112,12 @@ def list_files(spark: SparkSession, root: str,
     symlinked directories (a loop would list the same files again and again); a symlinked file is indexed
     once, under its first name, and a dangling or looping link is skipped with its reason. Other schemes,
     and every lake of a Spark Connect session (whose files are the server's), are listed by Spark itself:
-    the ``binaryFile`` source's metadata columns, without reading a byte of content.
+    the ``binaryFile`` source's metadata columns, without reading a byte of content (``spark`` None: a
+    local lake only).
     """
     from lakeindex.spark_session import is_connect
 
-    if root.startswith("file:") and not is_connect(spark):
+    if root.startswith("file:") and (spark is None or not is_connect(spark)):
         return _list_local(root, formats)
     rows = _list_with_spark(spark, root)
     if formats is not None:

@@ -34,6 +34,8 @@ from lakeindex.lake.listing import PARTITION_DIR, LakeFormats, directory_table, 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
+    from lakeindex.lake.readers import TableRead
+
 FILE, DIRECTORY, DELTA, ICEBERG = "file", "directory", "delta", "iceberg"
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # how Spark and Hive write a null partition value
 
@@ -282,7 +284,7 @@ def _is_delta(location: str) -> bool:
         return False
 
 
-def list_tables(spark: SparkSession, root: str, say: Callable[[str], None] = lambda _: None) -> TableListing:
+def list_tables(spark: SparkSession | None, root: str, say: Callable[[str], None] = lambda _: None) -> TableListing:
     """Every table of the lake at ``root`` (a URI from :func:`lakeindex.lake.listing.lake_uri`), and the
     files and tables skipped with their reasons (unsupported or empty files, unreadable table metadata)."""
     from lakeindex.lake.formats import FORMATS
@@ -328,3 +330,34 @@ def file_contents(spark: SparkSession, root: str, tables: list[LakeTable]) -> Da
     names = spark.createDataFrame(rows, "path string, table string, partition string")
     return (files.filter(F.col("path").isin(paths)).join(F.broadcast(names), "path")
             .select("path", "content", "table", "partition"))
+
+
+def read_local_table(table: LakeTable) -> TableRead:
+    """A table of a local lake read on this machine as the build's executors read it: its live files
+    parsed and their partition values added, columns concatenated in file order (for small tables)."""
+    import pyarrow as pa
+
+    from lakeindex.lake.readers import TableRead, read_table, with_partition
+
+    out = TableRead()
+    columns: dict[str, list[pa.ChunkedArray]] = {}
+    for f in table.files:
+        path = f.path.removeprefix("file:")
+        with open(path, "rb") as fh:
+            read = with_partition(read_table(path, fh.read()), f.partition)
+        out.issues += [{"file": path, **i} for i in read.issues]
+        if read.skipped:
+            out.issue(None, f"{path}: {read.skipped}")
+            continue
+        for name, arr in read.columns:
+            parts = columns.setdefault(name, [pa.chunked_array([pa.nulls(out.rows, pa.string())])] if out.rows else [])
+            parts.append(arr)
+        for name, parts in columns.items():  # a column this file lacks holds nulls in its rows
+            if name not in {n for n, _ in read.columns}:
+                parts.append(pa.chunked_array([pa.nulls(read.rows, pa.string())]))
+        out.rows += read.rows
+    out.columns = [(n, pa.chunked_array([c for p in parts for c in p.chunks], pa.string()))
+                   for n, parts in columns.items()]
+    if not out.columns:
+        out.skipped = "no readable data file"
+    return out
