@@ -143,3 +143,34 @@ def test_nested_columns_are_not_rendered_and_scalars_render_alike():
         render(pa.array([[1, 2]]))
     assert render_scalar(dt.date(2024, 1, 31)) == "2024-01-31" and render_scalar(7) == "7"
     assert render_scalar(None) is None and render_scalar("x") == "x"
+
+
+def test_catalog_tables_are_indexed_from_their_locations(spark, lakes, tmp_path):
+    import pyarrow.csv as pcsv
+
+    _, ref = lakes
+    names = ["file_0", "spark_1"]
+    spark.sql("CREATE DATABASE IF NOT EXISTS lk_cat")
+    only = tmp_path / "only"
+    only.mkdir()
+    for name in names:
+        shutil.copy(ref / f"{name}.csv", only / f"{name}.csv")
+        table = pcsv.read_csv(ref / f"{name}.csv", convert_options=pcsv.ConvertOptions(
+            column_types={n: pa.string() for n in ("order_id", "email", "country", "status", "qty", "price", "day",
+                                                   "seen_at", "dt")}))
+        (spark.createDataFrame(table.to_pandas()).write.mode("overwrite").partitionBy("country")
+         .format("parquet").option("path", str(tmp_path / "warehouse" / name)).saveAsTable(f"lk_cat.{name}"))
+    spark.sql("CREATE OR REPLACE VIEW lk_cat.v_orders AS SELECT * FROM lk_cat.file_0")
+    got = job.build_index(spark, None, tmp_path / "cat", min_coverage=1, progress=False,
+                          tables=["lk_cat.no_such_table"], table_patterns=["lk_cat.*"])
+    expected = job.build_index(spark, str(only), tmp_path / "ref", min_coverage=1, progress=False)
+    reasons = {s["file"]: s["reason"] for s in got["skipped_files"]}
+    assert set(reasons) == {"lk_cat.no_such_table", "lk_cat.v_orders"}, reasons
+    assert "view" in reasons["lk_cat.v_orders"]
+    for key in ("tables_scanned", "columns_scanned", "cells_scanned", "values_scanned", "patterns"):
+        assert got[key] == expected[key], key
+    assert _items(tmp_path / "cat") == _items(tmp_path / "ref")
+    with IndexReader(tmp_path / "cat") as ix:
+        listed = {t["table"]: t for t in ix.tables()}
+    assert sorted(listed) == ["lk_cat.file_0", "lk_cat.spark_1"]
+    assert listed["lk_cat.file_0"]["partition_columns"] == ["country"]

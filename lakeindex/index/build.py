@@ -27,6 +27,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -40,8 +41,9 @@ from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
+from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
-from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, file_contents, list_tables
+from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, TableListing, file_contents, list_tables
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
@@ -157,10 +159,11 @@ def _unchanged(tables: list[LakeTable], known: dict[str, dict], skipped: list[di
     return new
 
 
-def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
+def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
                   min_coverage: int = 2, known: dict[str, dict] | None = None,
-                  progress: bool = True) -> dict:
-    """Scan the lake (or only tables not in ``known``) and publish a new version of ``out``.
+                  progress: bool = True, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
+    """Scan the lake and the catalog's ``tables`` and tables matching ``table_patterns`` (or only tables
+    not in ``known``) and publish a new version of ``out``.
 
     Returns the new version's metadata, or, when no table outside ``known`` is left, only
     ``{"new_tables": 0, "skipped_files": [...]}`` and publishes nothing.
@@ -168,10 +171,21 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     t0 = time.time()
     if min_coverage < 1:
         raise BuildError("--min-coverage must be >= 1")
-    root = lake_uri(lake, here=not is_connect(spark))
+    if lake is None and not tables and not table_patterns:
+        raise BuildError("name a lake directory or catalog tables (--table db.name, --tables 'db.*')")
+    root = lake_uri(lake, here=not is_connect(spark)) if lake is not None else ""
     prog = Progress(spark, enabled=progress)
     with prog, contextlib.ExitStack() as sized:
-        found = list_tables(spark, root, prog.say)
+        found = list_tables(spark, root, prog.say) if lake is not None else TableListing()
+        if tables or table_patterns:
+            prog.say("resolving catalog tables")
+            from_catalog = catalog_tables(spark, list(tables), list(table_patterns))
+            in_lake = {t.location.rstrip("/"): t.name for t in found.tables}
+            twice = [t for t in from_catalog.tables if t.location.rstrip("/") in in_lake]
+            found = TableListing(found.tables + [t for t in from_catalog.tables if t not in twice],
+                                 found.skipped + from_catalog.skipped
+                                 + [{"file": t.name, "reason": f"the lake's table {in_lake[t.location.rstrip('/')]}: "
+                                                              "indexed once"} for t in twice])
         candidates, skipped = found.tables, found.skipped
         if known is not None:
             candidates = _unchanged(candidates, known, skipped)
@@ -179,8 +193,8 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
                 prog.say("no new tables to index")
                 return {"new_tables": 0, "skipped_files": skipped}
         if not candidates:
-            raise BuildError(f"lake {lake} has no readable table (.csv/.tsv/.parquet/.jsonl files, Delta or "
-                             "Iceberg tables)" + _reasons(skipped))
+            raise BuildError(f"{'lake ' + lake if lake else 'the catalog'} has no readable table (.csv/.tsv/.parquet/"
+                             ".jsonl files, Delta or Iceberg tables)" + _reasons(skipped))
         total_bytes = sum(t.bytes for t in candidates)
         nfiles = sum(len(t.files) for t in candidates)
         prog.say(f"scanning {len(candidates)} tables, {nfiles} files ({total_bytes / 1e6:.1f} MB)")
@@ -205,7 +219,7 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
             builder = VersionBuilder(out)
             try:
                 _receive_ssts(ssts, builder)
-                meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
+                meta = {"lakeindex_version": __version__, "lake": root or None, "limits": limits.to_dict(),
                         "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
                         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
@@ -251,8 +265,9 @@ def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
         current[1].close()
 
 
-def build_index(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits | None = None,
-                min_coverage: int = 2, incremental: bool = False, progress: bool = True) -> dict:
+def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits | None = None,
+                min_coverage: int = 2, incremental: bool = False, progress: bool = True,
+                tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
     """Build (or, with ``incremental``, extend) the index at ``out``; return its metadata.
 
     Incremental builds index only tables not yet in ``out`` into a delta and merge it in; they
@@ -260,7 +275,8 @@ def build_index(spark: SparkSession, lake: str, out: str | Path, limits: Enumera
     """
     limits = limits or EnumerationLimits()
     if not incremental or current_version(out) is None:
-        return build_version(spark, lake, out, limits, min_coverage, progress=progress)
+        return build_version(spark, lake, out, limits, min_coverage, progress=progress, tables=tables,
+                             table_patterns=table_patterns)
     with IndexReader(out) as old:
         old_limits = EnumerationLimits.from_dict(old.meta["limits"])
         known = {t["table"]: t for t in old.tables()}
@@ -270,7 +286,8 @@ def build_index(spark: SparkSession, lake: str, out: str | Path, limits: Enumera
     delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
         # the delta keeps every pattern so the merge adds exact sums; the floor applies after
-        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress)
+        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress, tables=tables,
+                                   table_patterns=table_patterns)
         if delta_meta.get("new_tables") == 0:
             merged = read_meta(out)
         else:

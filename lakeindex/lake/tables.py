@@ -314,7 +314,8 @@ def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str]]:
 
 def file_contents(spark: SparkSession, root: str, tables: list[LakeTable]) -> DataFrame:
     """A ``binaryFile`` frame (path, content, table, partition) of exactly the data files of ``tables``:
-    read where they lie (under the lake root, or elsewhere for a table format's files), each row joined
+    read where they lie (under the lake root ``root``, or elsewhere: a table format's files, a catalog
+    table's; ``root`` is "" for a build of catalog tables alone), each row joined
     with its table's name and the file's partition values (:func:`file_rows`)."""
     from pyspark.sql import functions as F
 
@@ -322,11 +323,12 @@ def file_contents(spark: SparkSession, root: str, tables: list[LakeTable]) -> Da
 
     rows = file_rows(tables)
     paths = [p for p, _, _ in rows]
-    files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-             .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
-    outside = [p for p in paths if not p.startswith(root.rstrip("/") + "/")]
-    if outside:
-        files = files.unionByName(spark.read.format("binaryFile").load(*outside))
+    outside = [p for p in paths if not root or not p.startswith(root.rstrip("/") + "/")]
+    files = spark.read.format("binaryFile").load(outside) if outside else None
+    if len(outside) < len(paths):
+        under = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
+        files = under if files is None else under.unionByName(files)
     names = spark.createDataFrame(rows, "path string, table string, partition string")
     return (files.filter(F.col("path").isin(paths)).join(F.broadcast(names), "path")
             .select("path", "content", "table", "partition"))
