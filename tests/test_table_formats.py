@@ -174,3 +174,41 @@ def test_catalog_tables_are_indexed_from_their_locations(spark, lakes, tmp_path)
         listed = {t["table"]: t for t in ix.tables()}
     assert sorted(listed) == ["lk_cat.file_0", "lk_cat.spark_1"]
     assert listed["lk_cat.file_0"]["partition_columns"] == ["country"]
+
+
+def _simple_delta(path):
+    from deltalake import write_deltalake
+
+    stale = pa.table({"id": ["OLD-1", "OLD-2"], "n": pa.array([1, 2], pa.int64()), "year": pa.array([2023, 2023])})
+    live = pa.table({"id": [f"ORD-{i:03d}" for i in range(6)], "n": pa.array(range(6), pa.int64()),
+                     "year": pa.array([2024, 2024, 2025, 2025, 2025, 2026])})
+    write_deltalake(str(path), stale, partition_by=["year"])
+    write_deltalake(str(path), live, mode="overwrite", partition_by=["year"])
+    return live
+
+
+def test_data_commands_read_a_delta_table_at_its_live_snapshot(spark, tmp_path):
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.lake.local_dataset import read_local
+
+    live = _simple_delta(tmp_path / "orders")
+    expected = sorted(zip(*live.to_pydict().values(), strict=True))
+    df = read_dataset(spark, str(tmp_path / "orders"))
+    assert dict(df.dtypes) == {"id": "string", "n": "bigint", "year": "bigint"}
+    assert sorted(tuple(r[c] for c in ("id", "n", "year")) for r in df.collect()) == expected
+    local = read_local(str(tmp_path / "orders"))
+    assert local.table is not None, local.reason
+    got = local.table.select(["id", "n", "year"]).to_pydict()
+    assert sorted(zip(*got.values(), strict=True)) == expected
+    assert local.table.schema.field("year").type == pa.int64()
+
+
+def test_data_commands_read_an_iceberg_table_at_its_current_snapshot(spark, lakes):
+    from lakeindex.lake.dataset import read_dataset
+
+    lake, ref = lakes
+    df = read_dataset(spark, str(lake / "iceberg_0"))
+    rows = df.select("order_id", "status").collect()
+    assert len(rows) == 40 and not any(r.status.startswith("STALE") for r in rows)
+    expected = sorted(line.split(",")[0] for line in (ref / "iceberg_0.csv").read_text().splitlines()[1:])
+    assert sorted(r.order_id for r in rows) == expected

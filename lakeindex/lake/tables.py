@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -29,9 +30,20 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lakeindex.lake.formats import file_format
-from lakeindex.lake.listing import PARTITION_DIR, LakeFormats, directory_table, list_files, relative_table, root_name
+from lakeindex.lake.listing import (
+    PARTITION_DIR,
+    LakeFormats,
+    directory_table,
+    iceberg_metadata,
+    is_delta_dir,
+    lake_uri,
+    list_files,
+    relative_table,
+    root_name,
+)
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from pyspark.sql import DataFrame, SparkSession
 
     from lakeindex.lake.readers import TableRead
@@ -67,6 +79,8 @@ class LakeTable:
     partition_columns: tuple[str, ...] = ()
     version: str | None = None
     location: str = ""
+    # Arrow types of partition columns, where the table format records them (Delta)
+    partition_types: tuple = field(default=(), compare=False)
 
     @property
     def bytes(self) -> int:
@@ -168,6 +182,7 @@ def delta_table(location: str, name: str) -> LakeTable:
     try:
         dt = DeltaTable(_local(location))
         partition_columns = tuple(dt.metadata().partition_columns)
+        schema = _arrow_schema(dt.schema().to_arrow())
         actions = dt.get_add_actions(flatten=True)
         rows = _rows(actions)
         version = str(dt.version())
@@ -183,7 +198,15 @@ def delta_table(location: str, name: str) -> LakeTable:
             path = location.rstrip("/") + "/" + unquote(path)
         part = tuple((c, _text(r.get(f"partition.{c}"))) for c in partition_columns)
         files.append(TableFile(_spark_uri(path), int(r["size_bytes"]), int(r.get("modification_time") or 0), part))
-    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location)
+    types = tuple((c, schema.field(c).type) for c in partition_columns)
+    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types)
+
+
+def _arrow_schema(schema: object) -> pa.Schema:
+    """A pyarrow schema of an Arrow-compatible one (delta-rs gives arro3's)."""
+    import pyarrow as pa
+
+    return pa.schema(schema)
 
 
 def _rows(actions: object) -> list[dict]:
@@ -363,3 +386,21 @@ def read_local_table(table: LakeTable) -> TableRead:
     if not out.columns:
         out.skipped = "no readable data file"
     return out
+
+
+def format_table(path: str) -> LakeTable | None:
+    """The Delta or Iceberg table at ``path`` (a directory or URI given as DATA), resolved to its live
+    snapshot, or None when ``path`` is not the root of such a table. Raises :class:`TableError`."""
+    uri = path if "://" in path or path.startswith("file:") else lake_uri(path)
+    local = _local(uri)
+    name = uri.rstrip("/").rsplit("/", 1)[-1]
+    if "://" not in local:
+        if is_delta_dir(local):
+            return delta_table(uri, name)
+        metadata = iceberg_metadata(local)
+        if metadata:
+            hint = os.path.join(local, "metadata", "version-hint.text")
+            text = open(hint).read() if os.path.isfile(hint) else None  # noqa: SIM115
+            return iceberg_table(uri, name, ["file:" + m for m in metadata], text)
+        return None
+    return delta_table(uri, name) if _is_delta(uri) else None
