@@ -212,3 +212,45 @@ def test_data_commands_read_an_iceberg_table_at_its_current_snapshot(spark, lake
     assert len(rows) == 40 and not any(r.status.startswith("STALE") for r in rows)
     expected = sorted(line.split(",")[0] for line in (ref / "iceberg_0.csv").read_text().splitlines()[1:])
     assert sorted(r.order_id for r in rows) == expected
+
+
+def _all_sums(path) -> tuple[dict, dict]:
+    with IndexReader(path) as ix:
+        return dict(ix.items()), dict(ix.tail_items())
+
+
+def test_incremental_builds_equal_full_builds_under_a_floor(spark, lakes, tmp_path):
+    lake, _ = lakes
+    grow = tmp_path / "lake"
+    grow.mkdir()
+    for name in ("file_0.parquet", "file_1.parquet"):
+        shutil.copy(lake / name, grow / name)
+    for name in ("spark_0", "spark_1", "hive_0"):
+        shutil.copytree(lake / name, grow / name)
+
+    def full(tag: str) -> tuple[dict, dict]:
+        job.build_index(spark, str(grow), tmp_path / tag, min_coverage=2, progress=False)
+        return _all_sums(tmp_path / tag)
+
+    ix = tmp_path / "ix"
+    first = job.build_index(spark, str(grow), ix, min_coverage=2, progress=False)
+    assert first["tail_patterns"] > 0  # what is under the floor is kept for later additions
+    # two new tables: only they are scanned, and the sums equal a full build's, tail included
+    shutil.copytree(lake / "delta_0", grow / "delta_0")
+    shutil.copytree(lake / "hive_1", grow / "hive_1")
+    meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
+    assert meta["incremental"]["new_tables"] == 2
+    expected = full("full1")
+    assert _all_sums(ix) == expected
+    index, tail = expected
+    assert any(b"STALE" not in k for k in tail) and set(index).isdisjoint(tail)
+    # a changed table and a removed one cannot be taken out of the sums: a full build, said so
+    odd = grow / "hive_0" / "dt=2024-01-02" / "part-00009-x.snappy.parquet"
+    pq.write_table(pq.read_table(next((grow / "spark_0").glob("part-*"))).drop_columns(["dt"]), odd)
+    meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
+    assert "changed" in meta["incremental"]["full_build"] and "hive_0" in meta["incremental"]["full_build"]
+    assert _all_sums(ix) == full("full2")
+    shutil.rmtree(grow / "spark_1")
+    meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
+    assert "gone" in meta["incremental"]["full_build"] and "spark_1" in meta["incremental"]["full_build"]
+    assert _all_sums(ix) == full("full3")

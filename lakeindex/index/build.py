@@ -37,10 +37,10 @@ from pyspark.sql import functions as F
 
 from lakeindex import __version__
 from lakeindex.index.build_options import BuildError, limit_differences
-from lakeindex.index.format import IMPURITY_SCALE, pack
+from lakeindex.index.format import IMPURITY_SCALE
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
-from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
+from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_split_ssts
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
 from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, TableListing, file_contents, list_tables
@@ -50,40 +50,40 @@ from lakeindex.shuffle_sizing import sized_shuffles
 from lakeindex.spark_session import is_connect, master_name, parallelism
 
 SST_CHUNK_BYTES = 32 * 1024 * 1024
-SST_SCHEMA = "part int, seq int, nkeys long, data binary"
+SST_SCHEMA = "part int, tail boolean, seq int, nkeys long, data binary"
 MAX_ISSUES_KEPT = 1000
 
 
-def _write_partition_sst(batches, tmp_dir: str):  # noqa: ANN001, ANN202 - mapInArrow body
-    """Executor: write this sorted partition as an SST file and stream it back in chunks."""
+def _write_partition_sst(batches, tmp_dir: str, floor: int):  # noqa: ANN001, ANN202 - mapInArrow body
+    """Executor: write this sorted partition as two SST files, the patterns at or above the coverage
+    floor and the tail under it, and stream them back in chunks."""
     import pyarrow as pa
 
     part = TaskContext.get().partitionId()
-    path = os.path.join(tmp_dir, f"lakeindex-{uuid.uuid4().hex}.sst")
+    paths = [os.path.join(tmp_dir, f"lakeindex-{uuid.uuid4().hex}.sst") for _ in range(2)]
+    schema = pa.schema([("part", pa.int32()), ("tail", pa.bool_()), ("seq", pa.int32()), ("nkeys", pa.int64()),
+                        ("data", pa.binary())])
 
-    def items():
+    def sums():
         for b in batches:
-            keys = b.column("key").to_pylist()
-            imps = b.column("imp").to_pylist()
-            covs = b.column("cov").to_pylist()
-            for k, i, c in zip(keys, imps, covs, strict=True):
-                yield k, pack(i, c)
+            yield from zip(b.column("key").to_pylist(), b.column("imp").to_pylist(), b.column("cov").to_pylist(),
+                           strict=True)
 
     try:
-        n = write_sst(path, items())
-        if not n:
-            return
-        with open(path, "rb") as f:
-            seq = 0
-            while chunk := f.read(SST_CHUNK_BYTES):
-                yield pa.RecordBatch.from_pydict(
-                    {"part": [part], "seq": [seq], "nkeys": [n], "data": [chunk]},
-                    schema=pa.schema([("part", pa.int32()), ("seq", pa.int32()), ("nkeys", pa.int64()),
-                                      ("data", pa.binary())]))
-                seq += 1
+        counts = write_split_ssts(paths[0], paths[1], sums(), floor)
+        for tail, (path, n) in enumerate(zip(paths, counts, strict=True)):
+            if not n:
+                continue
+            with open(path, "rb") as f:
+                seq = 0
+                while chunk := f.read(SST_CHUNK_BYTES):
+                    yield pa.RecordBatch.from_pydict({"part": [part], "tail": [bool(tail)], "seq": [seq],
+                                                      "nkeys": [n], "data": [chunk]}, schema=schema)
+                    seq += 1
     finally:
-        if os.path.exists(path):
-            os.remove(path)
+        for path in paths:
+            if os.path.exists(path):
+                os.remove(path)
 
 
 def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
@@ -142,21 +142,25 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
 
 
-def _unchanged(tables: list[LakeTable], known: dict[str, dict], skipped: list[dict]) -> list[LakeTable]:
-    """The tables an incremental build must scan: those not in ``known``; a known table whose fingerprint
-    changed is reported, as incremental builds only add tables."""
+class FullBuildNeeded(Exception):
+    """An incremental build that cannot stay exact by adding tables; the message says why."""
+
+
+def _new_tables(tables: list[LakeTable], known: dict[str, dict], lake: str | None) -> list[LakeTable]:
+    """The tables an incremental build scans: those not in ``known`` (the index's tables, each with the
+    ``lake`` it came from). A changed table, or one of this lake that is gone, cannot be taken out of the
+    index's sums: that raises :class:`FullBuildNeeded`."""
     if any("fingerprint" not in t for t in known.values()):
-        raise BuildError("the index lists files, not tables (built by an older lakeindex): run a full build")
-    new = []
-    for t in tables:
-        prev = known.get(t.name)
-        if prev is None:
-            new.append(t)
-        elif prev["fingerprint"] != t.fingerprint:
-            skipped.append({"file": t.name, "reason": f"changed since it was indexed ({prev['fingerprint']} -> "
-                                                      f"{t.fingerprint}); incremental builds only add new tables: "
-                                                      "run a full build"})
-    return new
+        raise FullBuildNeeded("the index lists files, not tables (built by an older lakeindex)")
+    changed = [f"{t.name} ({known[t.name]['fingerprint']} -> {t.fingerprint})" for t in tables
+               if t.name in known and known[t.name]["fingerprint"] != t.fingerprint]
+    if changed:
+        raise FullBuildNeeded(f"{len(changed)} table(s) changed since indexed: {', '.join(changed[:5])}")
+    present = {t.name for t in tables}
+    gone = sorted(n for n, t in known.items() if t.get("lake") == lake and n not in present)
+    if gone:
+        raise FullBuildNeeded(f"{len(gone)} table(s) gone from the lake: {', '.join(gone[:5])}")
+    return [t for t in tables if t.name not in known]
 
 
 def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
@@ -188,7 +192,7 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
                                                               "indexed once"} for t in twice])
         candidates, skipped = found.tables, found.skipped
         if known is not None:
-            candidates = _unchanged(candidates, known, skipped)
+            candidates = _new_tables(candidates, known, root or None)
             if not candidates:
                 prog.say("no new tables to index")
                 return {"new_tables": 0, "skipped_files": skipped}
@@ -208,14 +212,15 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
                         for t in candidates if t.name not in seen and t.format != FILE]
             prog.say("aggregating patterns and writing SST files")
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
+            # every pattern, the floor applied in the SST writer: those under it are the version's tail
             agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
                    .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
-                   .filter(F.col("cov") >= min_coverage)
                    .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
             # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
             nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
             ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
-            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
+            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp(), floor=min_coverage),
+                                      SST_SCHEMA)
             builder = VersionBuilder(out)
             try:
                 _receive_ssts(ssts, builder)
@@ -231,7 +236,7 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
                 tables = [t.record(root) for t in done]
                 meta["build_seconds"] = round(time.time() - t0, 3)
                 prog.say("publishing")
-                builder.publish(meta, tables)
+                builder.publish(meta, tables, keeps_tail=True)
             except BaseException:
                 builder.abort()
                 raise
@@ -253,13 +258,13 @@ def _executor_tmp() -> str:
 
 
 def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
-    """Stream SST chunks partition by partition into the builder's directory."""
-    current: tuple[int, object] | None = None
+    """Stream SST chunks, partition by partition, into the builder's index and tail files."""
+    current: tuple[tuple[int, bool], object] | None = None
     for row in ssts.toLocalIterator(prefetchPartitions=True):
-        if current is None or current[0] != row.part:
+        if current is None or current[0] != (row.part, row.tail):
             if current is not None:
                 current[1].close()
-            current = (row.part, open(builder.new_sst_path(), "wb"))
+            current = ((row.part, row.tail), open(builder.new_sst_path(row.tail), "wb"))
         current[1].write(row.data)
     if current is not None:
         current[1].close()
@@ -270,24 +275,37 @@ def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: 
                 tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
     """Build (or, with ``incremental``, extend) the index at ``out``; return its metadata.
 
-    Incremental builds index only tables not yet in ``out`` into a delta and merge it in; they
-    require an existing index built with the same limits.
+    An incremental build indexes only the tables not yet in ``out`` into a delta and adds it to the
+    index and its tail (the patterns under the floor), so the result equals a full build. When that
+    cannot hold (a table changed or is gone, or the index keeps no tail) it runs a full build and says
+    why in ``incremental.full_build``. It requires an index built with the same limits.
     """
     limits = limits or EnumerationLimits()
-    if not incremental or current_version(out) is None:
+
+    def full() -> dict:
         return build_version(spark, lake, out, limits, min_coverage, progress=progress, tables=tables,
                              table_patterns=table_patterns)
+
+    if not incremental or current_version(out) is None:
+        return full()
     with IndexReader(out) as old:
         old_limits = EnumerationLimits.from_dict(old.meta["limits"])
-        known = {t["table"]: t for t in old.tables()}
+        exact = old.keeps_tail or old.meta["min_coverage"] <= 1
+        known = {t["table"]: {**t, "lake": t.get("lake", old.meta.get("lake"))} for t in old.tables()}
     if old_limits != limits:
         raise BuildError(f"index {out} was built with other limits; an incremental build must use the same "
                          f"(or run a full build): {'; '.join(limit_differences(old_limits, limits))}")
+    if not exact:
+        return {**full(), "incremental": {"full_build": "the index keeps no patterns under its coverage floor "
+                                                        "(built by an older lakeindex)"}}
     delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
-        # the delta keeps every pattern so the merge adds exact sums; the floor applies after
-        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress, tables=tables,
-                                   table_patterns=table_patterns)
+        try:
+            # the delta keeps every pattern, so the merge adds exact sums; the floor applies after
+            delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress,
+                                       tables=tables, table_patterns=table_patterns)
+        except FullBuildNeeded as why:
+            return {**full(), "incremental": {"full_build": str(why)}}
         if delta_meta.get("new_tables") == 0:
             merged = read_meta(out)
         else:

@@ -391,8 +391,12 @@ def read_local_table(table: LakeTable) -> TableRead:
 def format_table(path: str) -> LakeTable | None:
     """The Delta or Iceberg table at ``path`` (a directory or URI given as DATA), resolved to its live
     snapshot, or None when ``path`` is not the root of such a table. Raises :class:`TableError`."""
+    local = _local(path)
+    if "://" not in local and not os.path.isdir(local):
+        return None
+    if "://" in local and file_format(local.rstrip("/")) is not None:
+        return None  # a remote data file: not probed as a table
     uri = path if "://" in path or path.startswith("file:") else lake_uri(path)
-    local = _local(uri)
     name = uri.rstrip("/").rsplit("/", 1)[-1]
     if "://" not in local:
         if is_delta_dir(local):
