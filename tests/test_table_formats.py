@@ -174,6 +174,12 @@ def test_catalog_tables_are_indexed_from_their_locations(spark, lakes, tmp_path)
         listed = {t["table"]: t for t in ix.tables()}
     assert sorted(listed) == ["lk_cat.file_0", "lk_cat.spark_1"]
     assert listed["lk_cat.file_0"]["partition_columns"] == ["country"]
+    from lakeindex.fmdv.tag_lake import tag_lake
+
+    tagged = tag_lake(spark, None, str(tmp_path / "cat"), table_patterns=["lk_cat.*"])
+    assert tagged["tables"] == 2
+    columns = {(c["table"], c["column"]) for c in tagged["columns"]}
+    assert len(columns) == 18 and ("lk_cat.spark_1", "country") in columns
 
 
 def _simple_delta(path):
