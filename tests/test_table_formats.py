@@ -84,9 +84,13 @@ def test_bad_tables_are_skipped_with_their_reason_and_the_build_goes_on(spark, l
     lake, _ = lakes
     bad = tmp_path / "lake"
     shutil.copytree(lake, bad)
-    # a Delta log whose latest commit is garbage, an Iceberg table whose metadata names a missing manifest list,
+    # a Delta log whose checkpoint is missing, an Iceberg table whose metadata names a missing manifest list,
     # a partition directory of other columns
-    (bad / "delta_1" / "_delta_log" / "00000000000000000001.json").write_text("{not json\n")
+    from deltalake import DeltaTable
+
+    DeltaTable(str(bad / "delta_1")).create_checkpoint()
+    for f in (bad / "delta_1" / "_delta_log").glob("*.checkpoint.parquet"):
+        f.unlink()
     meta_dir = bad / "iceberg_1" / "metadata"
     for f in meta_dir.glob("*.metadata.json"):
         doc = json.loads(f.read_text())
@@ -99,7 +103,7 @@ def test_bad_tables_are_skipped_with_their_reason_and_the_build_goes_on(spark, l
     meta = job.build_index(spark, str(bad), tmp_path / "ix", min_coverage=1, progress=False)
     reasons = {s["file"]: s["reason"] for s in meta["skipped_files"]}
     assert set(reasons) == {"delta_1", "iceberg_1", "hive_0"}, reasons
-    assert "Delta log" in reasons["delta_1"]
+    assert "Delta log" in reasons["delta_1"] and "checkpoint" in reasons["delta_1"].lower()
     assert "Iceberg" in reasons["iceberg_1"]
     assert "not one table" in reasons["hive_0"] and "other" in reasons["hive_0"]
     assert meta["tables_scanned"] == 2 * len(LAYOUTS) - 3
