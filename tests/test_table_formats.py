@@ -264,3 +264,22 @@ def test_incremental_builds_equal_full_builds_under_a_floor(spark, lakes, tmp_pa
     meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
     assert "gone" in meta["incremental"]["full_build"] and "spark_1" in meta["incremental"]["full_build"]
     assert _all_sums(ix) == full("full3")
+
+
+def test_typed_columns_read_as_data_give_the_index_builds_text(spark, lakes):
+    """What inference on DATA (Spark) and history batches (pandas) read from a typed Parquet file is the
+    text the index holds: the hand-written canonical text of the reference CSV."""
+    import pyarrow.csv as pcsv
+
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.lake.text_frame import present_text
+    from lakeindex.suggestions.pattern_rules import sample_columns
+
+    lake, ref = lakes
+    typed = ["qty", "price", "day", "seen_at"]
+    expected = pcsv.read_csv(ref / "file_0.csv", convert_options=pcsv.ConvertOptions(
+        column_types={c: pa.string() for c in typed})).select(typed).to_pydict()
+    got = sample_columns(read_dataset(spark, str(lake / "file_0.parquet")), typed, rows=40, n=1000)
+    assert {c: sorted(v) for c, v in got.items()} == {c: sorted(v) for c, v in expected.items()}
+    frame = pq.read_table(lake / "file_0.parquet").to_pandas()
+    assert {c: present_text(frame, c) for c in typed} == expected
