@@ -283,3 +283,18 @@ def test_typed_columns_read_as_data_give_the_index_builds_text(spark, lakes):
     assert {c: sorted(v) for c, v in got.items()} == {c: sorted(v) for c, v in expected.items()}
     frame = pq.read_table(lake / "file_0.parquet").to_pandas()
     assert {c: present_text(frame, c) for c in typed} == expected
+
+
+def test_a_lake_of_unreadable_files_is_bad_input_and_publishes_nothing(spark, tmp_path):
+    from lakeindex.index.build_options import BuildError
+    from lakeindex.index.store import current_version
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "a.csv").write_bytes(b"\x00\x01\x02PK\x03\x04" * 100)
+    (lake / "b.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(BuildError, match="no readable table") as err:
+        job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    assert "a.csv: binary data (NUL bytes), not csv text" in str(err.value)
+    assert "b.parquet: unreadable parquet" in str(err.value)
+    assert current_version(tmp_path / "ix") is None

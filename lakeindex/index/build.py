@@ -210,6 +210,10 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
             seen = {s["table"] for s in stats}
             skipped += [{"file": t.name, "reason": "none of its data files could be read"}
                         for t in candidates if t.name not in seen and t.format != FILE]
+            if known is None and not any(not s["skipped"] for s in stats):  # nothing to publish but an empty index
+                reasons = skipped + [{"file": s["table"], "reason": s["skipped"]} for s in stats if s["skipped"]]
+                raise BuildError(f"{'lake ' + lake if lake else 'the catalog'} has no readable table"
+                                 + _reasons(sorted(reasons, key=lambda d: d["file"])))
             prog.say("aggregating patterns and writing SST files")
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
             # every pattern, the floor applied in the SST writer: those under it are the version's tail
