@@ -254,16 +254,31 @@ def test_incremental_builds_equal_full_builds_under_a_floor(spark, lakes, tmp_pa
     assert _all_sums(ix) == expected
     index, tail = expected
     assert any(b"STALE" not in k for k in tail) and set(index).isdisjoint(tail)
-    # a changed table and a removed one cannot be taken out of the sums: a full build, said so
+    # a table with a new file and a new Delta version: their old states are read again and taken out
     odd = grow / "hive_0" / "dt=2024-01-02" / "part-00009-x.snappy.parquet"
     pq.write_table(pq.read_table(next((grow / "spark_0").glob("part-*"))).drop_columns(["dt"]), odd)
+    from deltalake import write_deltalake
+
+    write_deltalake(str(grow / "delta_0"), pq.read_table(next((grow / "spark_1").glob("part-*"))), mode="append")
     meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
-    assert "changed" in meta["incremental"]["full_build"] and "hive_0" in meta["incremental"]["full_build"]
+    assert "full_build" not in meta["incremental"], meta["incremental"]
+    assert meta["incremental"]["changed_tables"] == 2 and meta["incremental"]["new_tables"] == 0
     assert _all_sums(ix) == full("full2")
+    # a table gone from the lake took the state it was indexed in with it: a full build, said so
     shutil.rmtree(grow / "spark_1")
     meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
-    assert "gone" in meta["incremental"]["full_build"] and "spark_1" in meta["incremental"]["full_build"]
-    assert _all_sums(ix) == full("full3")
+    assert "spark_1 is gone" in meta["incremental"]["full_build"]
+    expected = full("full3")
+    assert _all_sums(ix) == expected
+    with IndexReader(ix) as got, IndexReader(tmp_path / "full3") as want:
+        assert got.meta["tables_scanned"] == want.meta["tables_scanned"] == 6
+        assert got.meta["cells_scanned"] == want.meta["cells_scanned"]
+        assert sorted(t["table"] for t in got.tables()) == sorted(t["table"] for t in want.tables())
+    # a file rewritten in place: its indexed state is gone, so the build is a full one, and says why
+    pq.write_table(pq.read_table(grow / "file_1.parquet").slice(0, 10), grow / "file_1.parquet")
+    meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
+    assert "file_1.parquet" in meta["incremental"]["full_build"]
+    assert _all_sums(ix) == full("full4")
 
 
 def test_typed_columns_read_as_data_give_the_index_builds_text(spark, lakes):
