@@ -48,7 +48,8 @@ from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.fmdv.validate import homogeneity_pvalues  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
 from lakeindex.lake.listing import lake_uri  # noqa: E402
-from lakeindex.lake.tables import list_tables, read_local_table  # noqa: E402
+from lakeindex.lake.table_files import read_local_table  # noqa: E402
+from lakeindex.lake.tables import list_tables  # noqa: E402
 from lakeindex.patterns.hierarchy import fixed, plus  # noqa: E402
 from lakeindex.patterns.pattern import escape_literal, to_regex  # noqa: E402
 from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze, base_kind  # noqa: E402

@@ -7,7 +7,8 @@ from collections import Counter
 from pathlib import Path
 
 from lakeindex.lake.listing import lake_uri
-from lakeindex.lake.tables import list_tables, read_local_table
+from lakeindex.lake.table_files import read_local_table
+from lakeindex.lake.tables import list_tables
 from sample_lake.cells import table_data
 from sample_lake.layouts import BUNDLED
 from sample_lake.plan import plan_lake

@@ -17,7 +17,7 @@ from lakeindex.index import build as job
 from lakeindex.index.store import IndexReader
 from lakeindex.lake.listing import directory_table
 from lakeindex.lake.rendering import NotRenderable, render, render_scalar
-from lakeindex.lake.tables import partition_values
+from lakeindex.lake.table_model import partition_values
 from tests.real_layouts import LAYOUTS, write_lakes
 
 pytest.importorskip("deltalake")

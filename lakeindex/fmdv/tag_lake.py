@@ -33,7 +33,8 @@ from pyspark.sql import functions as F
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import lake_uri, relative_table
 from lakeindex.lake.readers import read_table, with_partition
-from lakeindex.lake.tables import file_contents, list_tables
+from lakeindex.lake.table_files import file_contents
+from lakeindex.lake.tables import list_tables
 from lakeindex.spark_session import is_connect
 
 SAMPLE_SCHEMA = "tbl string, col string, file string, pos int, v string"

@@ -43,16 +43,9 @@ from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, sc
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_split_ssts
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
-from lakeindex.lake.tables import (
-    DELTA,
-    FILE,
-    ICEBERG,
-    LakeTable,
-    TableListing,
-    file_contents,
-    list_tables,
-    previous_state,
-)
+from lakeindex.lake.table_files import file_contents
+from lakeindex.lake.table_model import DELTA, FILE, ICEBERG, LakeTable, TableListing
+from lakeindex.lake.tables import list_tables, previous_state
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles

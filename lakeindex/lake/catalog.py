@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lakeindex.lake.listing import lake_uri, relative_table
-from lakeindex.lake.tables import (
+from lakeindex.lake.table_model import (
     DELTA,
     DIRECTORY,
     FILE,
@@ -23,9 +23,9 @@ from lakeindex.lake.tables import (
     LakeTable,
     TableFile,
     TableListing,
-    list_tables,
     partition_values,
 )
+from lakeindex.lake.tables import list_tables
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession

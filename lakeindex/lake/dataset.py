@@ -18,7 +18,7 @@ from lakeindex.lake.formats import FORMATS, file_format
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from lakeindex.lake.tables import LakeTable
+    from lakeindex.lake.table_model import LakeTable
 
 
 CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
@@ -128,7 +128,8 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
 
 def _format_table(path: str) -> LakeTable | None:
     """The Delta or Iceberg table at ``path`` (its live snapshot), or None for other data."""
-    from lakeindex.lake.tables import TableError, format_table
+    from lakeindex.lake.table_model import TableError
+    from lakeindex.lake.tables import format_table
 
     try:
         return format_table(path)

@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
-    from lakeindex.lake.tables import LakeTable
+    from lakeindex.lake.table_model import LakeTable
     from lakeindex.lake.text_frame import TextFrame
 
 LOCAL_LIMIT_BYTES = 50 * 1024 * 1024
@@ -135,7 +135,8 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
 
 def _format_table(path: str) -> LakeTable | str | None:
     """The local Delta or Iceberg table at ``path``, None for other data, or why Spark must read it."""
-    from lakeindex.lake.tables import TableError, format_table
+    from lakeindex.lake.table_model import TableError
+    from lakeindex.lake.tables import format_table
 
     local = path[len("file://"):] if path.startswith("file://") else path
     if "://" in local or not os.path.isdir(local):

@@ -1,0 +1,150 @@
+"""Delta and Iceberg tables resolved by their own libraries: delta-rs replays a Delta log to its live
+snapshot, pyiceberg plans an Iceberg snapshot's scan. Metadata only, on the driver; nothing here parses a
+log or a manifest."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING
+from urllib.parse import unquote
+
+from lakeindex.lake.formats import file_format
+from lakeindex.lake.table_model import DELTA, ICEBERG, LakeTable, TableError, TableFile
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+_METADATA_JSON = re.compile(r"(?:v(\d+)|(\d+)-[^/]*)\.metadata\.json")
+
+
+def library_path(uri: str) -> str:
+    """A path the table-format libraries open: local URIs become plain paths, others stay URIs."""
+    if uri.startswith("file://"):
+        return uri[len("file://"):]
+    return uri[len("file:"):] if uri.startswith("file:") else uri
+
+
+def _spark_uri(path: str) -> str:
+    """A data file's URI in the form Spark's listing gives it (``file:/abs`` for local files)."""
+    if path.startswith("file://"):
+        return "file:" + path[len("file://"):]
+    if path.startswith("/"):
+        return "file:" + path
+    return path
+
+
+def _text(value: object) -> str | None:
+    from lakeindex.lake.rendering import render_scalar
+
+    return render_scalar(value)
+
+
+def delta_table(location: str, name: str, version: int | None = None) -> LakeTable:
+    """The live snapshot of the Delta table at ``location`` (a URI), resolved by delta-rs (at ``version``:
+    that version's snapshot, while its files are kept)."""
+    try:
+        from deltalake import DeltaTable
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise TableError(f"{name}: a Delta table, and the deltalake package is not installed") from exc
+    try:
+        dt = DeltaTable(library_path(location), version=version)
+        partition_columns = tuple(dt.metadata().partition_columns)
+        schema = _arrow_schema(dt.schema().to_arrow())
+        actions = dt.get_add_actions(flatten=True)
+        rows = _rows(actions)
+        version = str(dt.version())
+    except Exception as exc:  # noqa: BLE001 - delta-rs raises several types for a log it cannot replay
+        raise TableError(f"{name}: Delta log cannot be read: {_first_line(exc)}") from exc
+    files = []
+    for r in rows:
+        if r.get("deletionVector.storageType") or r.get("deletionVector") not in (None, {}):
+            raise TableError(f"{name}: Delta table with deletion vectors (version {version}): "
+                             "not supported by the file scan yet; run OPTIMIZE/REORG ... APPLY (PURGE) first")
+        path = r["path"]
+        if "://" not in path and not path.startswith("/"):
+            path = location.rstrip("/") + "/" + unquote(path)
+        part = tuple((c, _text(r.get(f"partition.{c}"))) for c in partition_columns)
+        files.append(TableFile(_spark_uri(path), int(r["size_bytes"]), int(r.get("modification_time") or 0), part))
+    types = tuple((c, schema.field(c).type) for c in partition_columns)
+    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types)
+
+
+def _arrow_schema(schema: object) -> pa.Schema:
+    """A pyarrow schema of an Arrow-compatible one (delta-rs gives arro3's)."""
+    import pyarrow as pa
+
+    return pa.schema(schema)
+
+
+def _rows(actions: object) -> list[dict]:
+    """Rows of delta-rs's add actions (an Arrow-compatible table) as dicts."""
+    import pyarrow as pa
+
+    return pa.table(actions).to_pylist()
+
+
+def current_metadata(files: list[str]) -> str | None:
+    """The current metadata file among an Iceberg table's ``metadata/*.metadata.json`` names, as a
+    file-system catalog points at it: ``version-hint.text``'s version if given, else the highest version
+    number (``v3.metadata.json``, ``00003-<uuid>.metadata.json``)."""
+    best, best_n = None, -1
+    for f in files:
+        m = _METADATA_JSON.fullmatch(f.rsplit("/", 1)[-1])
+        if m:
+            n = int(m.group(1) or m.group(2))
+            if n > best_n:
+                best, best_n = f, n
+    return best
+
+
+def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str | None = None,
+                  snapshot_id: int | None = None) -> LakeTable:
+    """The current snapshot of the Iceberg table at ``location`` (or the snapshot ``snapshot_id``, while it is
+    kept), planned by pyiceberg from its current metadata file (``hint``: ``version-hint.text``, if any)."""
+    try:
+        from pyiceberg.table import StaticTable
+    except ImportError as exc:  # pragma: no cover - a dependency of the package
+        raise TableError(f"{name}: an Iceberg table, and the pyiceberg package is not installed") from exc
+    chosen = None
+    if hint and hint.strip().isdigit():
+        chosen = next((f for f in metadata_files if f.endswith(f"/v{hint.strip()}.metadata.json")), None)
+    chosen = chosen or current_metadata(metadata_files)
+    if chosen is None:
+        raise TableError(f"{name}: no metadata/*.metadata.json file")
+    try:
+        table = StaticTable.from_metadata(library_path(chosen))
+        snapshot = table.current_snapshot() if snapshot_id is None else table.snapshot_by_id(snapshot_id)
+        if snapshot is None:
+            raise TableError(f"{name}: Iceberg table with no snapshot{f' {snapshot_id}' if snapshot_id else ''}")
+        tasks = list(table.scan(snapshot_id=snapshot.snapshot_id).plan_files())
+        partition_columns = tuple(table.schema().find_column_name(f.source_id)
+                                  for f in table.spec().fields if str(f.transform) == "identity")
+    except TableError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - pyiceberg raises several types for unreadable metadata
+        raise TableError(f"{name}: Iceberg metadata cannot be read ({chosen.rsplit('/', 1)[-1]}): "
+                         f"{_first_line(exc)}") from exc
+    files = []
+    for t in tasks:
+        if t.delete_files:
+            raise TableError(f"{name}: Iceberg snapshot {snapshot.snapshot_id} has delete files: not supported "
+                             "by the file scan yet; compact the table (rewrite_data_files) first")
+        if file_format(t.file.file_path) != "parquet":
+            raise TableError(f"{name}: Iceberg data file {t.file.file_path} is not Parquet (only Parquet is read)")
+        files.append(TableFile(_spark_uri(t.file.file_path), int(t.file.file_size_in_bytes)))
+    # Iceberg data files hold every column, partition source columns included: no values to add
+    return LakeTable(name, ICEBERG, tuple(sorted(files)), partition_columns, str(snapshot.snapshot_id), location)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
+
+
+def is_delta_table(location: str) -> bool:
+    from deltalake import DeltaTable
+
+    try:
+        return bool(DeltaTable.is_deltatable(library_path(location)))
+    except Exception:  # noqa: BLE001 - a store delta-rs cannot reach: not taken for a Delta table
+        return False
