@@ -93,7 +93,7 @@ class AutoValidator:
             del search  # the fit's memos go before the collector's survivors are frozen
             if self.solver_.freeze_gc:
                 freeze_survivors()
-        result = found.rule
+        result = found.segmentation
         if result is None and not is_structured(values, 1 - (self.theta if horizontal_cut else 0.0),
                                                 structure=memo_skeleton()):
             rule.reason = f"values share no token structure (more than {MAX_SKELETONS} skeletons): free text?"

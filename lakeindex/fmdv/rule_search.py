@@ -76,9 +76,9 @@ class Aligned(NamedTuple):
 class Found(NamedTuple):
     """A fit's search result (``RuleSearch.run``)."""
 
-    rule: Segmentation | None
-    # the column's values (with counts) that fail ``rule``, where checking a sample's rule counted them
-    # already; None: not counted
+    segmentation: Segmentation | None  # the rule's segments, None where no rule was found
+    # the column's values (with counts) that fail it, where checking a sample's rule counted them already;
+    # None: not counted
     nonconforming: int | None
 
 
