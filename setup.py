@@ -20,6 +20,7 @@ COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query
     "lakeindex/fmdv/infer.py",
     "lakeindex/fmdv/records.py",
     "lakeindex/fmdv/repetition.py",
+    "lakeindex/fmdv/rule_search.py",
     "lakeindex/fmdv/search.py",
     "lakeindex/fmdv/split.py",
     "lakeindex/fmdv/vertical.py",

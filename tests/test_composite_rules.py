@@ -16,11 +16,13 @@ from collections import Counter
 import pytest
 
 import lakeindex.fmdv.infer as infer
+import lakeindex.fmdv.rule_search as rule_search
 from lakeindex.fmdv.column import QueryColumn
 from lakeindex.fmdv.hypotheses import column_alternatives, segment_hypotheses, segment_key
-from lakeindex.fmdv.infer import PART_SAMPLE, AutoValidator
+from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.records import record_rule, record_separators
 from lakeindex.fmdv.repetition import list_separators, repetition_rule
+from lakeindex.fmdv.rule_search import FIRST, PART_SAMPLE, RuleSearch
 from lakeindex.fmdv.search import Candidate
 from lakeindex.fmdv.split import item_tally, separator_tallies, split_items, tally
 from lakeindex.index.local_build import build_from_columns
@@ -384,7 +386,7 @@ def test_records_with_a_list_field_get_a_rule(index):
 
 def test_a_part_solved_on_a_sample_is_solved_again_when_a_value_outside_the_sample_fails(index):
     """A list's items beyond PART_SAMPLE distinct values are solved on a hash sample first
-    (``AutoValidator._part``). Here the sample holds only dates with 2-digit months while three dates
+    (``RuleSearch.part``). Here the sample holds only dates with 2-digit months while three dates
     with a 1-digit month lie outside it: the sample's most specific rule,
     ``<digit>{4}-<digit>{2}-<digit>{2}``, rejects them, so the part must be solved in full."""
     rng = random.Random(3)
@@ -394,11 +396,10 @@ def test_a_part_solved_on_a_sample_is_solved_again_when_a_value_outside_the_samp
     short = [v for v in (f"20{y}-{m}-{d:02d}" for y in range(10, 25) for m in range(1, 10) for d in range(10, 29))
              if value_hash(v) > cutoff][:3]
     validator = AutoValidator(index, "fmdv-vh")
-    validator._prepare()  # what fit does first: resolve the solver and m
-    sample_only = validator._part(sorted(items, key=value_hash)[:PART_SAMPLE], 1)
+    # a search as fit makes one (the solver and m resolved), a new one for each part
+    sample_only = validator._search().part(sorted(items, key=value_hash)[:PART_SAMPLE], 1, None, FIRST)
     assert sample_only is not None and sample_only.pattern == "<digit>{4}-<digit>{2}-<digit>{2}"
-    validator._prepare()
-    part = validator._part(items + short, 1)
+    part = validator._search().part(items + short, 1, None, FIRST)
     assert part is not None
     assert_accepts(part.pattern, items + short, ["2020-01", "2020-01-02-03", "2020/01/02"])
 
@@ -408,45 +409,44 @@ def test_the_part_budget_bounds_the_work_and_makes_no_rule_up(index, monkeypatch
     gets no rule, and a budget of 2 is never exceeded (counted by a spy on the solver of columns)."""
     train = ["[" + ",".join(str(k * 37 % 1000) for k in range(i, i + 3 + i % 6)) + "]" for i in range(60)]
     assert AutoValidator(index, "fmdv-vh").fit(train).rule_.feasible
-    monkeypatch.setattr(infer, "MAX_PART_SOLVES", 0)
+    monkeypatch.setattr(rule_search, "MAX_PART_SOLVES", 0)
     assert not AutoValidator(index, "fmdv-vh").fit(train).rule_.feasible
-    monkeypatch.setattr(infer, "MAX_PART_SOLVES", 2)
+    monkeypatch.setattr(rule_search, "MAX_PART_SOLVES", 2)
     built = []
-    real = infer.QueryColumn.from_values
-    monkeypatch.setattr(infer.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
+    real = rule_search.QueryColumn.from_values
+    monkeypatch.setattr(rule_search.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
     AutoValidator(index, "fmdv-vh").fit(train)
     assert 1 <= len(built) <= 1 + 2  # the column itself, then at most two parts
 
 
 class _Forgetful(dict):
-    """A ``_no_rule`` map that never remembers: the search without the shortcut, as an oracle."""
+    """A ``no_rule`` map that never remembers: the search without the shortcut, as an oracle."""
 
     def __setitem__(self, key, value) -> None:
         pass
 
 
-class _PlainSearch(AutoValidator):
-    def _prepare(self) -> None:
-        super()._prepare()
-        self._no_rule = _Forgetful()
+class _PlainSearch(RuleSearch):
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.no_rule = _Forgetful()
 
 
 def test_a_part_without_a_rule_is_not_searched_again_within_a_smaller_budget(index, monkeypatch):
     """A column with no rule within FPR 0.1 has none within 0.05 either (a smaller budget only
     narrows every search), so the second solve builds no query column (spy on the builder)."""
-    validator = AutoValidator(index, "fmdv-vh")
-    validator._prepare()
+    search = AutoValidator(index, "fmdv-vh")._search()
     rng = random.Random(4)  # three layouts that align nowhere and share no separator: no rule
     column = Counter(("-", ".", "_")[i % 3].join(_word(rng) for _ in range(2 + i % 3)) for i in range(60))
     built = []
-    real = infer.QueryColumn.from_values
-    monkeypatch.setattr(infer.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
-    assert validator._solve(column, 1, 0.1) is None
+    real = rule_search.QueryColumn.from_values
+    monkeypatch.setattr(rule_search.QueryColumn, "from_values", lambda v, *a: built.append(len(v)) or real(v, *a))
+    assert search.solve(column, 1, 0.1, FIRST) is None
     first = len(built)
     assert first >= 1
-    assert validator._solve(column, 1, 0.05) is None
+    assert search.solve(column, 1, 0.05, FIRST) is None
     assert len(built) == first
-    assert validator._solve(column, 1, 0.1) is None and len(built) == first  # the same budget: memo
+    assert search.solve(column, 1, 0.1, FIRST) is None and len(built) == first  # the same budget: memo
 
 
 @pytest.mark.parametrize("make", [
@@ -456,13 +456,14 @@ def test_a_part_without_a_rule_is_not_searched_again_within_a_smaller_budget(ind
     lambda r, i: "\\\\" + _word(r) + "\\" + "\\".join(_word(r) for _ in range(2 + i % 5)) + f"_{i}.csv",
     lambda r, i: "ids=" + "|".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)) + f";{_code(r)}",
 ])
-def test_the_no_rule_shortcut_changes_no_rule(index, make):
-    """The oracle is the same search without the shortcut (``_no_rule`` never remembers): for list,
+def test_the_no_rule_shortcut_changes_no_rule(index, make, monkeypatch):
+    """The oracle is the same search without the shortcut (``no_rule`` never remembers): for list,
     record, URL-like and path-like columns, feasible or not, both give the same rule and reason."""
     rng = random.Random(11)
     train = [make(rng, i) for i in range(80)]
     fast = AutoValidator(index, "fmdv-vh").fit(train).rule_
-    plain = _PlainSearch(index, "fmdv-vh").fit(train).rule_
+    monkeypatch.setattr(infer, "RuleSearch", _PlainSearch)  # what fit makes
+    plain = AutoValidator(index, "fmdv-vh").fit(train).rule_
     assert (fast.feasible, fast.pattern, fast.fpr, fast.reason) == (plain.feasible, plain.pattern, plain.fpr,
                                                                     plain.reason)
 

@@ -2,8 +2,8 @@
 
 Covers lakeindex.fmdv.repetition.joined_rule, the optional last field of lakeindex.fmdv.records, the
 delimiter ranking of record separators, ``{0,}`` repetition blocks, and AutoValidator's second search
-(``_column``), which alone tries the optional field; joined words are tried in both searches
-(``_joined``). Expectations are written out by hand from the modules' docstrings; the end-to-end FPRs
+(``RuleSearch.column``), which alone tries the optional field; joined words are tried in both searches
+(``RuleSearch.joined``). Expectations are written out by hand from the modules' docstrings; the end-to-end FPRs
 come from lakes whose columns hold 3 ad-hoc values in 60.
 """
 
@@ -14,13 +14,14 @@ from collections import Counter
 
 import pytest
 
-import lakeindex.fmdv.infer as infer
 import lakeindex.fmdv.records as records
 import lakeindex.fmdv.repetition as repetition
+import lakeindex.fmdv.rule_search as rule_search
 from lakeindex.fmdv.column import is_structured, signless_skeleton
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.records import optional_separators, record_rule, record_separators
 from lakeindex.fmdv.repetition import joined_rule, repetition_rule
+from lakeindex.fmdv.rule_search import FIRST, SECOND
 from lakeindex.fmdv.search import Candidate
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
@@ -270,7 +271,7 @@ def test_paths_of_joined_folders_get_a_rule_from_joined_words(index, monkeypatch
     assert rule.pattern == "<lower>+<opt>-<lower>+</opt><rep>/<lower>+<opt>-<lower>+</opt></rep>{2,}"
     assert rule.fpr == pytest.approx(0.05)
     accepts(rule.pattern, _paths(2), ["ab/cd", "ab/Cd/ef", "ab/c--d/ef", "ab/-cd/ef", "ab/c-d-e/f", "ab//cd/ef"])
-    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
+    monkeypatch.setattr(rule_search, "joined_rule", lambda *a, **k: None)
     assert not AutoValidator(index, "fmdv-vh", r=0.08).fit(train).rule_.feasible
 
 
@@ -320,12 +321,10 @@ def test_the_second_search_leaves_parts_unnarrowed(tmp_path):
     with IndexReader(tmp_path / "ix") as ix:
         assert ix.get("<alphanum>+").fpr == pytest.approx(0.025)
         assert ix.get("<lower>+").fpr == pytest.approx(0.05)
-        validator = AutoValidator(ix, "fmdv-vh", r=0.06)
-        validator._prepare()
-        first = validator._solve(words, 1, 0.06)
-        validator._extended = validator._plain = True
-        second = validator._solve(words, 1, 0.06)
-        top = validator._solve(words, 0, 0.06)
+        search = AutoValidator(ix, "fmdv-vh", r=0.06)._search()
+        first = search.solve(words, 1, 0.06, FIRST)
+        second = search.solve(words, 1, 0.06, SECOND)
+        top = search.solve(words, 0, 0.06, SECOND)
     assert (first.pattern, first.fpr) == ("<lower>+", pytest.approx(0.05))
     assert (second.pattern, second.fpr) == ("<alphanum>+", pytest.approx(0.025))
     assert top.pattern == "<lower>+"
@@ -367,7 +366,7 @@ def test_an_enum_of_joined_words_beats_vertical_cuts_in_the_first_search(mixed_i
     rule = AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_
     assert (rule.pattern, rule.fpr) == ("<lower>+<opt>_<lower>+</opt>", pytest.approx(0.05))
     assert rule.train_nonconforming == 1
-    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
+    monkeypatch.setattr(rule_search, "joined_rule", lambda *a, **k: None)
     rule = AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_
     assert (rule.pattern, rule.fpr) == ("<opt><lower>+_</opt><lower>+", pytest.approx(0.1))
 
@@ -385,5 +384,5 @@ def test_a_record_field_of_nested_joined_words_gets_a_rule(mixed_index, monkeypa
     assert rule.fpr == pytest.approx(0.1)
     accepts(rule.pattern, mime + ["video/x-matroska", "font/woff.two"],
             ["text", "text/html/x", "Text/html", "a/b..c", "video/mp4"])
-    monkeypatch.setattr(infer, "joined_rule", lambda *a, **k: None)
+    monkeypatch.setattr(rule_search, "joined_rule", lambda *a, **k: None)
     assert not AutoValidator(mixed_index, "fmdv-vh").fit(train).rule_.feasible

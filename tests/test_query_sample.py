@@ -1,6 +1,6 @@
 """A wide query column is solved first on a priority sample of its distinct values.
 
-``AutoValidator._sampled``: a column of more distinct values than ``QUERY_SAMPLE`` (32, at most the
+``RuleSearch.run``: a column of more distinct values than ``QUERY_SAMPLE`` (32, at most the
 index's ``max_distinct``, 128 by default, ``lakeindex.patterns.sampling``) is solved on about that many,
 sampled within each structure (value skeleton) with the structure's weight kept exact; the rule stands
 if the whole column passes it (within theta for FMDV-VH), else the column is solved in full. Expectations
@@ -14,9 +14,10 @@ import random
 
 import pytest
 
-import lakeindex.fmdv.infer as infer
+import lakeindex.fmdv.rule_search as rule_search
 from lakeindex.fmdv.column import memo_skeleton, signless_skeleton, signless_skeletons, skeleton, skeletons
-from lakeindex.fmdv.infer import MAX_STRATA, QUERY_SAMPLE, AutoValidator
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.rule_search import MAX_STRATA, QUERY_SAMPLE, RuleSearch
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.pattern import matches
@@ -49,13 +50,13 @@ def index(tmp_path_factory):
 def solved(monkeypatch):
     """The distinct values each query column handed to the solver held."""
     sizes: list[int] = []
-    real = infer.QueryColumn.from_values
+    real = rule_search.QueryColumn.from_values
 
     def spy(values, *args, **kwargs):
         sizes.append(len([v for v in values if v]))
         return real(values, *args, **kwargs)
 
-    monkeypatch.setattr(infer.QueryColumn, "from_values", spy)
+    monkeypatch.setattr(rule_search.QueryColumn, "from_values", spy)
     return sizes
 
 
@@ -165,16 +166,16 @@ def _signed_lists(rng: random.Random, n: int, item) -> list[str]:
 
 @pytest.fixture
 def top_solves(monkeypatch):
-    """The distinct values of each whole-column solve (``_column``: its first search, and the second
+    """The distinct values of each whole-column solve (``RuleSearch.column``: its first search, and the second
     where the first finds no rule; list items and record fields are parts, solved inside them)."""
     sizes: list[int] = []
-    real = AutoValidator._column
+    real = RuleSearch.column
 
     def spy(self, counts):
         sizes.append(len(counts))
         return real(self, counts)
 
-    monkeypatch.setattr(AutoValidator, "_column", spy)
+    monkeypatch.setattr(RuleSearch, "column", spy)
     return sizes
 
 

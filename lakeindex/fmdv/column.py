@@ -254,7 +254,7 @@ class QueryColumn:
     groups: list[Group]
     total: int
     empty: int
-    alignment: Alignment | None = None  # the groups aligned, once a caller needs it (``infer._verticals``)
+    alignment: Alignment | None = None  # the groups aligned, once a caller needs it (``RuleSearch._verticals``)
 
     @classmethod
     def from_values(cls, values: Iterable[str] | Mapping[str, int], limits: EnumerationLimits,

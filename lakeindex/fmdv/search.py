@@ -131,7 +131,7 @@ def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candida
 
 def within(cands: list[Candidate], cap: float | None) -> list[Candidate]:
     """The candidates with FPR <= ``cap`` (all of them without one): a part of a list or record may use
-    only what its other parts left of r (``infer.AutoValidator._solve``)."""
+    only what its other parts left of r (``rule_search.RuleSearch.solve``)."""
     return cands if cap is None else [c for c in cands if c.fpr <= cap]
 
 

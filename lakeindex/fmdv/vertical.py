@@ -52,7 +52,7 @@ def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, 
                   al: Alignment | None = None) -> tuple[Segmentation | None, Segmentation | None]:
     """Solve FMDV-V over conforming groups: the segmentation with its segments narrowed (``_narrow``),
     and the same before narrowing (None, None when none is feasible). A part of a list or record may
-    want the second: narrowing spends FPR that the other parts may need (``infer.AutoValidator._column``).
+    want the second: narrowing spends FPR that the other parts may need (``rule_search.RuleSearch.column``).
 
     A segment that some values lack (their alignment has a gap there) is *optional*: its pattern is
     solved over the values that have it, and adjacent optional segments lacked by the same values
