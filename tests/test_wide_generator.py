@@ -169,8 +169,15 @@ def _files(root: Path) -> dict[str, Path]:
 
 
 def test_default_lake_is_unchanged(tmp_path):
-    """Regenerating with the default arguments (wide share 0) gives the committed lake."""
-    summary = generate_lake(tmp_path, tables=120, rows=150, seed=7)
+    """Regenerating with the default arguments (wide share 0) and the bundled layouts gives the committed
+    lake: its single files byte for byte, its laid-out tables (a Delta log holds commit times) by their data."""
+    from collections import Counter
+
+    from lakeindex.lake.listing import lake_uri
+    from lakeindex.lake.table_files import read_local_table
+    from lakeindex.lake.tables import list_tables
+
+    summary = generate_lake(tmp_path, tables=120, rows=150, seed=7, layouts=True)
     assert "wide" not in summary and summary["tables"] == 120
     new, old = _files(tmp_path), _files(COMMITTED)
     assert new.keys() == old.keys()
@@ -179,6 +186,13 @@ def test_default_lake_is_unchanged(tmp_path):
             assert pq.read_table(path).equals(pq.read_table(old[name])), name
         else:
             assert path.read_bytes() == old[name].read_bytes(), name
+    laid_out = sorted(summary["laid_out"])
+    assert laid_out == ["audit_log_001", "service_logs_001"]
+    tables = [{t.name: t for t in list_tables(None, lake_uri(str(root))).tables} for root in (tmp_path, COMMITTED)]
+    for name in laid_out:
+        got, want = (read_local_table(t[name]) for t in tables)
+        assert ({n: Counter(a.to_pylist()) for n, a in got.columns}
+                == {n: Counter(a.to_pylist()) for n, a in want.columns})
 
 
 def test_wide_lake(tmp_path):
