@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse
 
-from lakeindex.fmdv.compiled_build import search_compiled
+from lakeindex.runtime.compiled_build import search_compiled
 from query_service.models import HealthOut, NotReadyOut, ReadyOut
 
 router = APIRouter(tags=["health"])

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException, Request
 
-from lakeindex.fmdv.domains import catalog_tag
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
 from lakeindex.fmdv.validate import validate
+from lakeindex.tagging.domains import catalog_tag
 from query_service.lanes import LanedRoute, lane
 from query_service.limits import check_values
 from query_service.models import InferRequest, RuleOut, TagOut, TagRequest, ValidateRequest, ValidationOut

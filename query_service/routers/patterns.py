@@ -49,7 +49,7 @@ def index_meta(request: Request) -> dict:
 def domains(request: Request, min_coverage: int | None = Query(None, ge=1), max_fpr: float = Query(0.01, ge=0, le=1),
             limit: int = Query(50, ge=1, le=1000)) -> dict:
     """Common domains of the lake: high coverage, low FPR (cached per index version)."""
-    from lakeindex.fmdv.tag import head
+    from lakeindex.tagging.tag import head
 
     with request.app.state.holder.acquire() as loaded:
         floor = min_coverage or max(2, loaded.reader.meta.get("columns_scanned", 0) // 100)
