@@ -13,6 +13,7 @@ from setuptools import setup
 
 COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query columns, lists and records),
     # and the pattern language, templates and index values it calls
+    "lakeindex/caches.py",
     "lakeindex/fmdv/alignment.py",
     "lakeindex/fmdv/column.py",
     "lakeindex/fmdv/horizontal.py",
@@ -27,7 +28,6 @@ COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query
     "lakeindex/patterns/hierarchy.py",
     "lakeindex/patterns/pattern.py",
     "lakeindex/patterns/sampling.py",
-    "lakeindex/patterns/template_cache.py",
     "lakeindex/patterns/templates.py",
     "lakeindex/patterns/tokens.py",
 ]

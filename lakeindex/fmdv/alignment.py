@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lakeindex.caches import ClearWhenFull, WeightedLRU
 from lakeindex.fmdv.column import Group
 from lakeindex.fmdv.hypotheses import Alternative, column_alternatives, label_outlines
-from lakeindex.patterns.template_cache import WeightedLRU
 
 
 def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
@@ -150,13 +150,11 @@ def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
 # key compares them by identity instead of element by element (wide warm p50 3-6% lower compiled, 2%
 # from the sources). Emptied once they hold 100,000 parts: about 300 bytes per part (measured), so
 # about 30 MB; a pass over the wide bench's 200 columns interns 2,266 signatures of 15,014 parts
-_SIGNATURES: dict[tuple, tuple] = {}
-_SIGNATURE_PARTS = 100_000
-_signature_parts = 0
+_SIGNATURES = ClearWhenFull(100_000, "fmdv.alignment.signatures")  # signature -> itself; weighed in parts
 
 # label sequences (in alignment order) -> their alignment: the coarse labels of a domain's values recur
 # across queries, so a fit of a known structure skips Needleman-Wunsch; bounded by labels held
-_ALIGNMENTS = WeightedLRU(1_000_000)
+_ALIGNMENTS = WeightedLRU(1_000_000, "fmdv.alignment.alignments")
 
 
 def align_layouts(weights: dict[tuple, int]) -> tuple[int, dict[tuple, list[int]]]:
@@ -371,14 +369,10 @@ class Alignment:
                 slices.setdefault(part, []).append((g.common[s0:s1], g.hexable[s0:s1]))
         parts = frozenset((part, *_agreed(sl)) for part, sl in slices.items())
         sig = (parts, decimal)
-        held = _SIGNATURES.get(sig)
+        held = _SIGNATURES.data.get(sig)
         if held is None:
-            global _signature_parts
-            if _signature_parts + len(parts) > _SIGNATURE_PARTS:
-                _SIGNATURES.clear()
-                _signature_parts = 0
-            _signature_parts += len(parts)
-            held = _SIGNATURES[sig] = sig
+            _SIGNATURES.put(sig, sig, len(parts))
+            held = sig
         self._signatures[c] = sig = held
         self._symbols[c] = len(parts) == 1 and isinstance(next(iter(parts))[0], str)
         return sig

@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
 
 if TYPE_CHECKING:
@@ -203,7 +203,7 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
 # part held with its shape (measured), so at most about 95 MB. The 200 columns of the wide latency
 # bench hold 323,000 parts: at 200,000 each pass evicted the next column's shapes and refits cost
 # about a seventh more
-_LAYOUTS = WeightedLRU(1_000_000)
+_LAYOUTS = WeightedLRU(1_000_000, "fmdv.column.layouts")
 
 
 def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple, str]:

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from lakeindex.caches import ClearWhenFull
 from lakeindex.fmdv.column import as_counts
 
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
@@ -25,9 +26,7 @@ MAX_CANDIDATES = 3
 # the 200 fits of the wide latency bench), emptied once it holds 8 M characters (about 26 MB: 3.3 bytes
 # per character counted, measured). A pass over those 200 columns splits 5.5 M characters: at 2 M the
 # cache was emptied mid-pass and warm fits cost about 4% more (mean 15.2 -> 14.5 ms at 8 M)
-_SPLITS: dict[tuple[str, str], tuple[str, ...]] = {}
-_SPLIT_CHARS = 8_000_000
-_split_chars = 0
+_SPLITS = ClearWhenFull(8_000_000, "fmdv.split.splits")  # (value, sep) -> items; weighed in characters
 
 
 def split_items(value: str, sep: str) -> tuple[str, ...]:
@@ -35,15 +34,10 @@ def split_items(value: str, sep: str) -> tuple[str, ...]:
     if sep not in value:
         return (value,)
     key = (value, sep)
-    hit = _SPLITS.get(key)
+    hit = _SPLITS.data.get(key)
     if hit is None:
-        global _split_chars
         hit = tuple(_split(value, sep))
-        _split_chars += 2 * len(value) + len(sep)
-        if _split_chars > _SPLIT_CHARS:
-            _SPLITS.clear()
-            _split_chars = 2 * len(value) + len(sep)
-        _SPLITS[key] = hit
+        _SPLITS.put(key, hit, 2 * len(value) + len(sep))
     return hit
 
 

@@ -55,10 +55,10 @@ import re
 from collections import Counter
 from itertools import product
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
 from lakeindex.patterns.sampling import value_hash
-from lakeindex.patterns.template_cache import WeightedLRU
 
 MAX_WINDOWED_VALUES = 128  # distinct values per column cut into windows (heaviest first; counts scaled)
 MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
@@ -68,8 +68,8 @@ WINDOW_WORDS = 3
 _WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ANY_WORD = plus("alphanum")
-_OPTIONS = WeightedLRU(200_000)
-_PATTERNS = WeightedLRU(1_000_000)
+_OPTIONS = WeightedLRU(200_000, "patterns.windows.options")
+_PATTERNS = WeightedLRU(1_000_000, "patterns.windows.patterns")
 
 # window word kinds
 W_DIGIT, W_UPPER, W_LOWER, W_MIXED, W_ALNUM = "d", "u", "l", "m", "a"
