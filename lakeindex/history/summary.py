@@ -38,6 +38,7 @@ import numpy as np
 
 from lakeindex.caches import ClearWhenFull
 from lakeindex.history import chars
+from lakeindex.history.chars import to_text
 from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind, infer_text_kind
 
 if TYPE_CHECKING:
@@ -127,32 +128,6 @@ class ColumnSummary:
 
 
 # ---------------------------------------------------------------------------------------------- pandas
-
-
-def _text_of(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool | np.bool_):
-        return "true" if v else "false"
-    if isinstance(v, int | np.integer):
-        return str(int(v))
-    return str(v)
-
-
-def to_text(series: pd.Series) -> pd.Series:
-    """Values as strings (object dtype, None for nulls), spelled as Spark casts them for booleans and integers.
-
-    Floats are spelled by Python (``1e+20``; Spark writes ``1.0E20``): cast float columns to text yourself when
-    both engines must agree on them as categories.
-    """
-    import pandas as pd
-
-    null = series.isna().to_numpy()
-    out = series.to_numpy(dtype=object).copy()
-    out[null] = None
-    if pd.api.types.infer_dtype(series, skipna=True) not in ("string", "empty"):
-        out[~null] = [_text_of(v) for v in out[~null]]
-    return pd.Series(out, dtype=object)
 
 
 def to_numbers(series: pd.Series) -> np.ndarray:
