@@ -2,7 +2,7 @@
 
 ``LAKEINDEX_COMPILE=1 pip install .`` compiles the modules below with mypyc (from mypy, fetched into the
 build environment; a C compiler must be present) into extension modules that import in place of their
-sources: wide fits a quarter faster, cold ones a third (BENCHMARKS.md, issue 10). Meant for service
+sources: wide fits a quarter faster, cold ones a third (BENCHMARKS.md). Meant for service
 deployments (a regular install: an editable one would keep running the compiled code after its sources
 are edited). Spark executors import the shipped ``.py`` sources either way (``lakeindex.executor_code``).
 """

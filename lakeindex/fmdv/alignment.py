@@ -147,9 +147,8 @@ def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
 
 
 # column signatures interned: the solver's segment keys are tuples of them, so a lookup that finds its
-# key compares them by identity instead of element by element (wide warm p50 3-6% lower compiled, 2%
-# from the sources). Emptied once they hold 100,000 parts: about 300 bytes per part (measured), so
-# about 30 MB; a pass over the wide bench's 200 columns interns 2,266 signatures of 15,014 parts
+# key compares them by identity instead of element by element. Emptied once they hold 100,000 parts
+# (about 30 MB), several times what a pass over the wide bench interns (docs/design/performance-notes.md)
 _SIGNATURES = ClearWhenFull(100_000, "fmdv.alignment.signatures")  # signature -> itself; weighed in parts
 
 # label sequences (in alignment order) -> their alignment: the coarse labels of a domain's values recur
@@ -328,8 +327,8 @@ class Alignment:
     def share_outline(self, present: list[tuple[Layout, int, int]]) -> bool:
         """The layouts' part ranges (from :meth:`present`) have an outline in common, as any template
         they share needs (``hypotheses.share_outline``), from each layout's remembered outlines. The same
-        intersection, but lazy: most such segments fail at their second layout, and listing every
-        layout's outlines first cost a quarter of the DP over the slowest wide fits' part columns."""
+        intersection, but lazy: most such segments fail at their second layout, so listing every
+        layout's outlines first would be mostly wasted."""
         common: frozenset | None = None
         for lay, i, j in present:
             outlines = lay.outlines(i, j)
@@ -389,8 +388,8 @@ class Alignment:
 
     def segment_bytes(self, s: int, e: int) -> int:
         """About the bytes :meth:`segment`'s signatures hold, as ``repr`` would write them out, each
-        column's counted once per alignment: a cold fit caches thousands of segment keys, and writing
-        out each key whole cost 5% of its time."""
+        column's counted once per alignment: a cold fit caches thousands of segment keys, too many to write
+        each out whole."""
         sizes = self._sig_bytes
         total = 0
         for c in range(s, e):

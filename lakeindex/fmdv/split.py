@@ -22,10 +22,9 @@ _SYMBOL_RUN = re.compile(r"[^A-Za-z0-9]+")  # what _RUNS finds between words: no
 _SYMBOLS = "|#,;:_/~\\-.=&@+?"
 MAX_CANDIDATES = 3
 # a fit splits the same values at many separators and in many forms, and columns repeat values: splits
-# are cached in a plain dict (a lookup costs a tenth of an LRU's lock and reordering: 180,000 of them in
-# the 200 fits of the wide latency bench), emptied once it holds 8 M characters (about 26 MB: 3.3 bytes
-# per character counted, measured). A pass over those 200 columns splits 5.5 M characters: at 2 M the
-# cache was emptied mid-pass and warm fits cost about 4% more (mean 15.2 -> 14.5 ms at 8 M)
+# are cached in a clear-when-full dict (a lookup is far cheaper than an LRU's lock and reordering), emptied
+# once it holds 8 M characters (about 26 MB), more than a pass over the wide bench's columns splits, so
+# such a pass is not emptied midway (docs/design/performance-notes.md)
 _SPLITS = ClearWhenFull(8_000_000, "fmdv.split.splits")  # (value, sep) -> items; weighed in characters
 
 
@@ -104,8 +103,8 @@ def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
 
 def symbol_presence(counts: Mapping[str, int]) -> Counter[str]:
     """How many values (by count) hold each single-symbol separator, in one pass over the values."""
-    # a substring test per symbol (a C scan each) instead of hashing every character into a set: 2.5x
-    # faster on the wide bench's values; callers only read the counts, so their order does not matter
+    # a substring test per symbol (a C scan each) rather than hashing every character into a set; callers
+    # only read the counts, so their order does not matter
     present = dict.fromkeys(_SYMBOLS, 0)
     for v, w in counts.items():
         for c in _SYMBOLS:

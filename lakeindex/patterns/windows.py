@@ -13,8 +13,8 @@ end, so values of different lengths align at their tails: file extensions, zones
 Why 2-3 words: one word alone is what narrow columns already show, and single-word windows would
 make ``<alphanum>+`` look like a pure domain everywhere (a window word is alphanumeric by definition).
 Vertical cuts join windows with literal delimiters, so a UUID (5 words) is two windows and an ISO
-timestamp with a zone (8 words) three. Four-word windows made 85% of a format-3 index (1.34 M of
-1.57 M keys on a lake 43% wide) and were never needed for such a cut.
+timestamp with a zone (8 words) three. Four-word windows would make most of an index's keys and are
+never needed for such a cut (docs/design/performance-notes.md).
 
 *Led windows* (``window_lead``): the symbol run before a word followed by 1 to 3 words (``/users``,
 ``.csv``, ``?team=east``), keyed by the run and its occurrence among the value's runs equal to it,
