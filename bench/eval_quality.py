@@ -47,8 +47,8 @@ from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
 from lakeindex.fmdv.validate import homogeneity_pvalues  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
-from lakeindex.lake.formats import file_format  # noqa: E402
-from lakeindex.lake.readers import read_table  # noqa: E402
+from lakeindex.lake.listing import lake_uri  # noqa: E402
+from lakeindex.lake.tables import list_tables, read_local_table  # noqa: E402
 from lakeindex.patterns.hierarchy import fixed, plus  # noqa: E402
 from lakeindex.patterns.pattern import escape_literal, to_regex  # noqa: E402
 from lakeindex.patterns.tokens import DIGIT, LOWER, MIXED, UPPER, analyze, base_kind  # noqa: E402
@@ -80,18 +80,20 @@ class BenchColumn:
 
 def load_columns(lake: Path, n: int, seed: int, kinds: dict[tuple[str, str], tuple[str, str]],
                  min_values: int) -> list[BenchColumn]:
-    """Sample up to ``n`` columns (their first 1,000 non-empty values) from the lake's files."""
-    files = sorted(p for p in lake.rglob("*") if p.is_file() and file_format(p.name))
+    """Sample up to ``n`` columns (their first 1,000 non-empty values) from the lake's tables (as the index
+    build sees them: part directories, partitions, Delta and Iceberg snapshots)."""
+    tables = list_tables(None, lake_uri(str(lake))).tables
     rng = random.Random(seed)
-    rng.shuffle(files)
+    rng.shuffle(tables)
     out: list[BenchColumn] = []
-    for f in files:
-        read = read_table(f.name, f.read_bytes())
+    for t in tables:
+        read = read_local_table(t)
+        stem = t.name.rsplit(".", 1)[0] if t.format == "file" else t.name
         for name, arr in read.columns:
             values = [v for v in arr.to_pylist() if v][:1000]
             if len(values) >= min_values:
-                kind, domain = kinds.get((f.stem, name), ("unknown", ""))
-                out.append(BenchColumn(f"{f.name}:{name}", kind, values, domain))
+                kind, domain = kinds.get((stem, name), ("unknown", ""))
+                out.append(BenchColumn(f"{t.name}:{name}", kind, values, domain))
         if len(out) >= n * 3:
             break
     rng.shuffle(out)

@@ -33,6 +33,9 @@ def _parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help="add wide tables (composite grammars, see sample_lake/wide.py) until their values "
                              "wider than 8 tokens are a fraction F of all values (default 0: none, the lake is "
                              f"unchanged; at most {MAX_WIDE_SHARE})")
+    parser.add_argument("--layouts", action="store_true",
+                        help="lay two Parquet tables out as a Hive-partitioned directory and a Delta table "
+                             "(sample_lake/layouts.py), as the bundled lake has them")
     parser.add_argument("--force", action="store_true",
                         help="overwrite: delete existing *.csv/*.tsv/*.parquet/*.jsonl in --out first")
     return parser.parse_args(argv)
@@ -42,7 +45,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parse_args(argv)
     try:
         summary = generate_lake(args.out, args.tables, args.rows, args.seed, force=args.force,
-                                wide_share=args.wide_share)
+                                wide_share=args.wide_share, layouts=args.layouts)
     except (FileExistsError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from pathlib import Path
 
 from sample_lake.cells import table_data
 from sample_lake.domains import COMPOSITE, MACHINE, NATURAL, NUMERIC
 from sample_lake.formats import DATA_SUFFIXES, FORMATS, WRITERS
+from sample_lake.layouts import BUNDLED, relayout
 from sample_lake.plan import plan_lake
 from sample_lake.wide import KINDS
 from sample_lake.wide_tables import iter_wide_plans, wide_table_data
@@ -74,7 +76,7 @@ def _existing_data_files(out_dir: Path) -> list[Path]:
 
 
 def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bool = False,
-                  wide_share: float = 0.0) -> dict:
+                  wide_share: float = 0.0, layouts: bool = False) -> dict:
     """Write the lake into ``out_dir`` and return the summary (also what the CLI prints).
 
     Refuses (``FileExistsError``) to write into a non-empty directory unless ``force``; with ``force``
@@ -92,6 +94,8 @@ def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bo
             raise FileExistsError(f"{out_dir} is not empty (use --force to overwrite)")
         for old in _existing_data_files(out_dir):
             old.unlink()
+        for name in BUNDLED:  # the directories a previous run with layouts wrote
+            shutil.rmtree(out_dir / name.removesuffix(".parquet"), ignore_errors=True)
     out_dir.mkdir(parents=True, exist_ok=True)
 
     plans = plan_lake(tables, seed)
@@ -123,6 +127,8 @@ def generate_lake(out_dir: Path, tables: int, rows: int, seed: int, *, force: bo
         "kinds": {kind: kinds[kind] for kind in (MACHINE, COMPOSITE, NATURAL, NUMERIC)},
         "domains": dict(sorted(domains.items())),
     }
+    if layouts:
+        summary["laid_out"] = relayout(out_dir, seed)
     if lake is None:
         return summary
     base = {"tables": tables, "values": lake.values, "wide_values": lake.wide}

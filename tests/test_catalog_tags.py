@@ -16,7 +16,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from lakeindex.cli import main as cli_main
-from lakeindex.lake.listing import table_of
+from lakeindex.lake.listing import LakeFile
+from lakeindex.lake.tables import group_files
 from lakeindex.tagging.domains import DOMAIN_NAMES, DOMAINS, MIN_SHARE, confidence, name_domain, pattern_symbols
 from tests.conftest import write_csv
 
@@ -118,6 +119,7 @@ TRUE_DOMAINS = {
     ("orders", "order_id"): "uuid", ("orders", "total"): "decimal", ("orders", "day"): "iso-date",
     ("orders", "ship_to"): "country-code-alpha2", ("orders", "at"): "time-of-day",
     ("visits", "page"): "url", ("visits", "client_ip"): "ipv4",
+    ("visits", "date"): "iso-date",  # the partition key of date=YYYY-MM-DD directories is a column
 }
 FREE_TEXT = {("customers.csv", "bio"), ("payments.jsonl", "note")}
 
@@ -279,7 +281,8 @@ def test_cli_rejects_jsonl_in_a_missing_directory(tagged, tmp_path, capsys):
     ("raw/partners.csv", "raw/partners.csv"),
 ])
 def test_table_of(rel, table):
-    assert table_of(f"file:/data/lake/{rel}", "file:/data/lake") == table
+    listed = group_files([LakeFile(f"file:/data/lake/{rel}", 10, 0)], "file:/data/lake")
+    assert [t.name for t in listed.tables] == [table]
 
 
 # ------------------------------------------------------------------------------- each domain's predicate

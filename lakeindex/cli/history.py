@@ -174,7 +174,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Register history, avh, novelty and validate-batch on the main parser."""
     h = sub.add_parser("history", help="the batch history of a recurring dataset")
     hs = h.add_subparsers(dest="history_command", required=True)
-    add = hs.add_parser("add", help="profile a clean batch (one Spark pass) and add it to the history")
+    add = hs.add_parser("add", help="profile a clean batch (without a JVM for a small local file, "
+                         "else with Spark; see --engine) and add it to the history")
     _repo_args(add, data=True)
     add.add_argument("--batch", required=True, help="batch id (e.g. the partition date)")
     add.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")

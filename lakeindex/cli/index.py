@@ -9,13 +9,15 @@ from lakeindex.cli.output import EXIT_OK, emit, emit_line
 
 def cmd_index_build(args: argparse.Namespace) -> int:
     from lakeindex.index.build import build_index
-    from lakeindex.index.build_options import limits_from_args
+    from lakeindex.index.build_options import BuildError, limits_from_args
     from lakeindex.spark_session import session_from_args
 
     limits = limits_from_args(args)
+    if args.lake is None and not args.table and not args.tables:
+        raise BuildError("name a lake directory (LAKE) or catalog tables (--table db.name, --tables 'db.*')")
     spark = session_from_args(args, "lakeindex-index-build")
     emit(build_index(spark, args.lake, args.out, limits, args.min_coverage, args.incremental,
-                     progress=not args.quiet), sort_keys=True)
+                     progress=not args.quiet, tables=args.table, table_patterns=args.tables), sort_keys=True)
     return EXIT_OK
 
 

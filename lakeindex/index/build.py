@@ -27,6 +27,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 
@@ -36,52 +37,53 @@ from pyspark.sql import functions as F
 
 from lakeindex import __version__
 from lakeindex.index.build_options import BuildError, limit_differences
-from lakeindex.index.format import IMPURITY_SCALE, pack
+from lakeindex.index.format import IMPURITY_SCALE
 from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
-from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_sst
-from lakeindex.lake.formats import FORMATS
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
+from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_split_ssts
+from lakeindex.lake.catalog import catalog_tables
+from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
+from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, TableListing, file_contents, list_tables
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
 from lakeindex.spark_session import is_connect, master_name, parallelism
 
 SST_CHUNK_BYTES = 32 * 1024 * 1024
-SST_SCHEMA = "part int, seq int, nkeys long, data binary"
+SST_SCHEMA = "part int, tail boolean, seq int, nkeys long, data binary"
 MAX_ISSUES_KEPT = 1000
 
 
-def _write_partition_sst(batches, tmp_dir: str):  # noqa: ANN001, ANN202 - mapInArrow body
-    """Executor: write this sorted partition as an SST file and stream it back in chunks."""
+def _write_partition_sst(batches, tmp_dir: str, floor: int):  # noqa: ANN001, ANN202 - mapInArrow body
+    """Executor: write this sorted partition as two SST files, the patterns at or above the coverage
+    floor and the tail under it, and stream them back in chunks."""
     import pyarrow as pa
 
     part = TaskContext.get().partitionId()
-    path = os.path.join(tmp_dir, f"lakeindex-{uuid.uuid4().hex}.sst")
+    paths = [os.path.join(tmp_dir, f"lakeindex-{uuid.uuid4().hex}.sst") for _ in range(2)]
+    schema = pa.schema([("part", pa.int32()), ("tail", pa.bool_()), ("seq", pa.int32()), ("nkeys", pa.int64()),
+                        ("data", pa.binary())])
 
-    def items():
+    def sums():
         for b in batches:
-            keys = b.column("key").to_pylist()
-            imps = b.column("imp").to_pylist()
-            covs = b.column("cov").to_pylist()
-            for k, i, c in zip(keys, imps, covs, strict=True):
-                yield k, pack(i, c)
+            yield from zip(b.column("key").to_pylist(), b.column("imp").to_pylist(), b.column("cov").to_pylist(),
+                           strict=True)
 
     try:
-        n = write_sst(path, items())
-        if not n:
-            return
-        with open(path, "rb") as f:
-            seq = 0
-            while chunk := f.read(SST_CHUNK_BYTES):
-                yield pa.RecordBatch.from_pydict(
-                    {"part": [part], "seq": [seq], "nkeys": [n], "data": [chunk]},
-                    schema=pa.schema([("part", pa.int32()), ("seq", pa.int32()), ("nkeys", pa.int64()),
-                                      ("data", pa.binary())]))
-                seq += 1
+        counts = write_split_ssts(paths[0], paths[1], sums(), floor)
+        for tail, (path, n) in enumerate(zip(paths, counts, strict=True)):
+            if not n:
+                continue
+            with open(path, "rb") as f:
+                seq = 0
+                while chunk := f.read(SST_CHUNK_BYTES):
+                    yield pa.RecordBatch.from_pydict({"part": [part], "tail": [bool(tail)], "seq": [seq],
+                                                      "nkeys": [n], "data": [chunk]}, schema=schema)
+                    seq += 1
     finally:
-        if os.path.exists(path):
-            os.remove(path)
+        for path in paths:
+            if os.path.exists(path):
+                os.remove(path)
 
 
 def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
@@ -112,15 +114,7 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
     return meta
 
 
-def multipart_tables(paths: list[str], root: str) -> dict[str, str]:
-    """Table of each file that is one of several part files of a table (:func:`table_of`); files that
-    are a table of their own are left out."""
-    tables = {p: table_of(p, root) for p in paths}
-    parts = Counter(tables.values())
-    return {p: t for p, t in tables.items() if parts[t] > 1}
-
-
-def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
+def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: int,
           limits: EnumerationLimits) -> DataFrame:
     par = parallelism(spark)
     split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
@@ -128,28 +122,52 @@ def _scan(spark: SparkSession, root: str, paths: list[str], total_bytes: int,
     # a small open cost packs many small files per task: more patterns shared in a task's accumulator
     spark.conf.set("spark.sql.files.openCostInBytes", str(64 << 10))
     spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
-    files = spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-    files = files.filter(F.col("path").rlike(SUPPORTED_FILES_RE))
     lim = limits.to_dict()
-    tables = multipart_tables(paths, root)
-    single = [p for p in paths if p not in tables]
+    single = [t.files[0].path for t in tables if t.format == FILE]
+    multi = [t for t in tables if t.format != FILE]
     scans = []
-    if single:
+    if single:  # read where they lie, without a shuffle
+        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
         scans.append(files.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
             partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
-    if tables:
-        names = spark.createDataFrame(sorted(tables.items()), "path string, table string")
-        grouped = (files.join(F.broadcast(names), "path").select("path", "content", "table")
-                   .repartition(max(1, min(len(set(tables.values())), par * 4)), "table")
+    if multi:
+        # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
+        # its live files only, with its partition values
+        grouped = (file_contents(spark, root, multi).repartition(max(1, min(len(multi), par * 4)), "table")
                    .sortWithinPartitions("table", "path"))
-        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim), SCAN_SCHEMA))
+        evolving = frozenset(t.name for t in multi if t.format in (DELTA, ICEBERG))
+        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving),
+                                        SCAN_SCHEMA))
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
 
 
-def build_version(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits,
+class FullBuildNeeded(Exception):
+    """An incremental build that cannot stay exact by adding tables; the message says why."""
+
+
+def _new_tables(tables: list[LakeTable], known: dict[str, dict], lake: str | None) -> list[LakeTable]:
+    """The tables an incremental build scans: those not in ``known`` (the index's tables, each with the
+    ``lake`` it came from). A changed table, or one of this lake that is gone, cannot be taken out of the
+    index's sums: that raises :class:`FullBuildNeeded`."""
+    if any("fingerprint" not in t for t in known.values()):
+        raise FullBuildNeeded("the index lists files, not tables (built by an older lakeindex)")
+    changed = [f"{t.name} ({known[t.name]['fingerprint']} -> {t.fingerprint})" for t in tables
+               if t.name in known and known[t.name]["fingerprint"] != t.fingerprint]
+    if changed:
+        raise FullBuildNeeded(f"{len(changed)} table(s) changed since indexed: {', '.join(changed[:5])}")
+    present = {t.name for t in tables}
+    gone = sorted(n for n, t in known.items() if t.get("lake") == lake and n not in present)
+    if gone:
+        raise FullBuildNeeded(f"{len(gone)} table(s) gone from the lake: {', '.join(gone[:5])}")
+    return [t for t in tables if t.name not in known]
+
+
+def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
                   min_coverage: int = 2, known: dict[str, dict] | None = None,
-                  progress: bool = True) -> dict:
-    """Scan the lake (or only tables not in ``known``) and publish a new version of ``out``.
+                  progress: bool = True, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
+    """Scan the lake and the catalog's ``tables`` and tables matching ``table_patterns`` (or only tables
+    not in ``known``) and publish a new version of ``out``.
 
     Returns the new version's metadata, or, when no table outside ``known`` is left, only
     ``{"new_tables": 0, "skipped_files": [...]}`` and publishes nothing.
@@ -157,74 +175,68 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     t0 = time.time()
     if min_coverage < 1:
         raise BuildError("--min-coverage must be >= 1")
-    root = lake_uri(lake, here=not is_connect(spark))
+    if lake is None and not tables and not table_patterns:
+        raise BuildError("name a lake directory or catalog tables (--table db.name, --tables 'db.*')")
+    root = lake_uri(lake, here=not is_connect(spark)) if lake is not None else ""
     prog = Progress(spark, enabled=progress)
     with prog, contextlib.ExitStack() as sized:
-        prog.say(f"listing {root}")
-        listing, skipped = list_files(spark, root)
-        candidates = []
-        for f in listing:
-            rel = relative_table(f.path, root)
-            if not any(rel.lower().endswith(e) for e in FORMATS):
-                skipped.append({"file": rel, "reason": "unsupported format (expected .csv, .tsv, .parquet, .jsonl)"})
-            elif f.length == 0:
-                skipped.append({"file": rel, "reason": "empty file"})
-            else:
-                candidates.append(f)
+        found = list_tables(spark, root, prog.say) if lake is not None else TableListing()
+        if tables or table_patterns:
+            prog.say("resolving catalog tables")
+            from_catalog = catalog_tables(spark, list(tables), list(table_patterns))
+            in_lake = {t.location.rstrip("/"): t.name for t in found.tables}
+            twice = [t for t in from_catalog.tables if t.location.rstrip("/") in in_lake]
+            found = TableListing(found.tables + [t for t in from_catalog.tables if t not in twice],
+                                 found.skipped + from_catalog.skipped
+                                 + [{"file": t.name, "reason": f"the lake's table {in_lake[t.location.rstrip('/')]}: "
+                                                              "indexed once"} for t in twice])
+        candidates, skipped = found.tables, found.skipped
         if known is not None:
-            new_rows = []
-            known_tables = {table_of(f"{root}/{rel}", root) for rel in known}
-            for row in candidates:
-                rel = relative_table(row.path, root)
-                prev = known.get(rel)
-                table = table_of(row.path, root)
-                if prev is None and table != rel and table in known_tables:
-                    skipped.append({"file": rel, "reason": f"a new part file of the indexed table {table}; "
-                                                           "incremental builds only add new tables: run a full build"})
-                elif prev is None:
-                    new_rows.append(row)
-                elif prev["bytes"] != row.length or prev["mtime"] != row.mtime:
-                    skipped.append({"file": rel, "reason": "changed since it was indexed; incremental builds "
-                                                           "only add new tables: run a full build"})
-            candidates = new_rows
+            candidates = _new_tables(candidates, known, root or None)
             if not candidates:
                 prog.say("no new tables to index")
                 return {"new_tables": 0, "skipped_files": skipped}
         if not candidates:
-            raise BuildError(f"lake {lake} has no .csv/.tsv/.parquet/.jsonl files")
-        total_bytes = sum(r.length for r in candidates)
-        prog.say(f"scanning {len(candidates)} files ({total_bytes / 1e6:.1f} MB)")
-        # exactly the listed files: Spark's own recursive listing would follow symlinked directories
-        paths = [r.path for r in candidates]
+            raise BuildError(f"{'lake ' + lake if lake else 'the catalog'} has no readable table (.csv/.tsv/.parquet/"
+                             ".jsonl files, Delta or Iceberg tables)" + _reasons(skipped))
+        total_bytes = sum(t.bytes for t in candidates)
+        nfiles = sum(len(t.files) for t in candidates)
+        prog.say(f"scanning {len(candidates)} tables, {nfiles} files ({total_bytes / 1e6:.1f} MB)")
         sized.enter_context(sized_shuffles(spark, total_bytes))  # for the scan, aggregation and SST jobs
-        scanned = _scan(spark, root, paths, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
+        # exactly the listed files: Spark's own recursive listing would follow symlinked directories
+        scanned = _scan(spark, root, candidates, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
         try:
             stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
+            seen = {s["table"] for s in stats}
+            skipped += [{"file": t.name, "reason": "none of its data files could be read"}
+                        for t in candidates if t.name not in seen and t.format != FILE]
             prog.say("aggregating patterns and writing SST files")
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
+            # every pattern, the floor applied in the SST writer: those under it are the version's tail
             agg = (scanned.filter(F.col("kind") == PATTERN).groupBy("pattern")
                    .agg(F.sum("imp").alias("imp"), F.sum("cov").alias("cov"))
-                   .filter(F.col("cov") >= min_coverage)
                    .select(F.col("pattern").cast("binary").alias("key"), "imp", "cov"))
             # one SST per ~64 MB of lake (the index is ~1% of it): small lakes need one Spark job
             nparts = max(1, min(int(spark.conf.get("spark.sql.shuffle.partitions")), -(-total_bytes // (64 << 20))))
             ordered = agg.repartitionByRange(nparts, "key").sortWithinPartitions("key")
-            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp()), SST_SCHEMA)
+            ssts = ordered.mapInArrow(partial(_write_partition_sst, tmp_dir=_executor_tmp(), floor=min_coverage),
+                                      SST_SCHEMA)
             builder = VersionBuilder(out)
             try:
                 _receive_ssts(ssts, builder)
-                meta = {"lakeindex_version": __version__, "lake": root, "limits": limits.to_dict(),
+                meta = {"lakeindex_version": __version__, "lake": root or None, "limits": limits.to_dict(),
                         "min_coverage": min_coverage, "impurity_scale": IMPURITY_SCALE,
                         "built_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                         "spark": {"master": master_name(spark), "connect": is_connect(spark), "version": spark.version},
                         **_summarize(stats, skipped)}
+                scanned_ok = {s["table"] for s in stats if not s["skipped"]}
+                done = [t for t in candidates if t.name in scanned_ok]
+                meta["tables_by_format"] = dict(sorted(Counter(t.format for t in done).items()))
+                meta["files_scanned"] = sum(len(t.files) for t in done)
+                tables = [t.record(root) for t in done]
                 meta["build_seconds"] = round(time.time() - t0, 3)
-                tables = [{"table": relative_table(r.path, root), "bytes": r.length,
-                           "mtime": r.mtime} for r in candidates]
-                scanned_ok = {f for s in stats if not s["skipped"] for f in s.get("files", [s["table"]])}
-                tables = [t for t in tables if t["table"] in scanned_ok]
                 prog.say("publishing")
-                builder.publish(meta, tables)
+                builder.publish(meta, tables, keeps_tail=True)
             except BaseException:
                 builder.abort()
                 raise
@@ -233,43 +245,67 @@ def build_version(spark: SparkSession, lake: str, out: str | Path, limits: Enume
     return read_meta(out)
 
 
+def _reasons(skipped: list[dict], most: int = 10) -> str:
+    """The first skipped files or tables with their reasons, for an error message."""
+    if not skipped:
+        return ""
+    shown = "; ".join(f"{d['file']}: {d['reason']}" for d in skipped[:most])
+    return f" ({len(skipped)} skipped: {shown}{'; ...' if len(skipped) > most else ''})"
+
+
 def _executor_tmp() -> str:
     return os.environ.get("LAKEINDEX_EXECUTOR_TMP", "/tmp")
 
 
 def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
-    """Stream SST chunks partition by partition into the builder's directory."""
-    current: tuple[int, object] | None = None
+    """Stream SST chunks, partition by partition, into the builder's index and tail files."""
+    current: tuple[tuple[int, bool], object] | None = None
     for row in ssts.toLocalIterator(prefetchPartitions=True):
-        if current is None or current[0] != row.part:
+        if current is None or current[0] != (row.part, row.tail):
             if current is not None:
                 current[1].close()
-            current = (row.part, open(builder.new_sst_path(), "wb"))
+            current = ((row.part, row.tail), open(builder.new_sst_path(row.tail), "wb"))
         current[1].write(row.data)
     if current is not None:
         current[1].close()
 
 
-def build_index(spark: SparkSession, lake: str, out: str | Path, limits: EnumerationLimits | None = None,
-                min_coverage: int = 2, incremental: bool = False, progress: bool = True) -> dict:
+def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits | None = None,
+                min_coverage: int = 2, incremental: bool = False, progress: bool = True,
+                tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
     """Build (or, with ``incremental``, extend) the index at ``out``; return its metadata.
 
-    Incremental builds index only tables not yet in ``out`` into a delta and merge it in; they
-    require an existing index built with the same limits.
+    An incremental build indexes only the tables not yet in ``out`` into a delta and adds it to the
+    index and its tail (the patterns under the floor), so the result equals a full build. When that
+    cannot hold (a table changed or is gone, or the index keeps no tail) it runs a full build and says
+    why in ``incremental.full_build``. It requires an index built with the same limits.
     """
     limits = limits or EnumerationLimits()
+
+    def full() -> dict:
+        return build_version(spark, lake, out, limits, min_coverage, progress=progress, tables=tables,
+                             table_patterns=table_patterns)
+
     if not incremental or current_version(out) is None:
-        return build_version(spark, lake, out, limits, min_coverage, progress=progress)
+        return full()
     with IndexReader(out) as old:
         old_limits = EnumerationLimits.from_dict(old.meta["limits"])
-        known = {t["table"]: t for t in old.tables()}
+        exact = old.keeps_tail or old.meta["min_coverage"] <= 1
+        known = {t["table"]: {**t, "lake": t.get("lake", old.meta.get("lake"))} for t in old.tables()}
     if old_limits != limits:
         raise BuildError(f"index {out} was built with other limits; an incremental build must use the same "
                          f"(or run a full build): {'; '.join(limit_differences(old_limits, limits))}")
+    if not exact:
+        return {**full(), "incremental": {"full_build": "the index keeps no patterns under its coverage floor "
+                                                        "(built by an older lakeindex)"}}
     delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
-        # the delta keeps every pattern so the merge adds exact sums; the floor applies after
-        delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress)
+        try:
+            # the delta keeps every pattern, so the merge adds exact sums; the floor applies after
+            delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress,
+                                       tables=tables, table_patterns=table_patterns)
+        except FullBuildNeeded as why:
+            return {**full(), "incremental": {"full_build": str(why)}}
         if delta_meta.get("new_tables") == 0:
             merged = read_meta(out)
         else:

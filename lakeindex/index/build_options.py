@@ -18,7 +18,14 @@ class BuildError(RuntimeError):
 def add_build_arguments(p: argparse.ArgumentParser) -> None:
     """Add the build options to a parser."""
     d = EnumerationLimits()
-    p.add_argument("lake", help="lake directory (local path or a URI Spark can read)")
+    p.add_argument("lake", nargs="?", default=None,
+                   help="lake directory (local path or a URI Spark can read): its tables are files, part "
+                        "directories, Hive partitions, Delta and Iceberg tables; optional with --table/--tables")
+    p.add_argument("--table", action="append", default=[], metavar="DB.NAME",
+                   help="a table of Spark's catalog (Hive metastore, or a catalog set with --conf), read from its "
+                        "location (repeatable)")
+    p.add_argument("--tables", action="append", default=[], metavar="'DB.GLOB'",
+                   help="the catalog tables matching a glob, e.g. 'sales.*' (repeatable)")
     p.add_argument("--out", required=True, help="index directory on the driver")
     p.add_argument("--tau", type=int, default=d.tau,
                    help="token limit of a pattern, 1-16: wider values are indexed through segment windows (default 8)")

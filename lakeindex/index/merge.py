@@ -1,8 +1,10 @@
 """Merging indexes: key-wise sums of (impurity units, coverage), streamed in key order.
 
-Merging is exact when the inputs were built with ``--min-coverage 1``: every statistic is an
-integer sum over columns. With a floor, a pattern dropped from one input contributes nothing,
-so merged statistics are lower bounds for such patterns; the merged floor is the larger one.
+Merging is exact when every input keeps its tail (the patterns under its coverage floor, which builds
+keep: ``tail_patterns`` in its metadata) or was built with ``--min-coverage 1``: every statistic is an integer
+sum over columns. An input that dropped what was under its floor contributes nothing for those patterns,
+so merged statistics are lower bounds for them (and the result keeps no tail); the merged floor is the
+larger one.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from lakeindex.index.format import pack, unpack
-from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, read_meta, write_sst
+from lakeindex.index.format import unpack
+from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, read_meta, write_split_ssts
 from lakeindex.patterns.enumerate import EnumerationLimits
 
 SST_KEYS = 2_000_000
@@ -77,16 +79,18 @@ def merge_indexes(inputs: list[Path | str], out: Path | str, min_coverage: int |
         meta = merged_meta([r.meta for r in readers], floor)
         # each table keeps the lake it came from, so a later merge can still tell overlapping inputs apart
         tables = [{**t, "lake": t.get("lake", r.meta.get("lake"))} for r in readers for t in r.tables()]
+        # sums are exact when every input kept what is under its floor (its tail), or had no floor
+        exact = all(r.keeps_tail or r.meta["min_coverage"] <= 1 for r in readers)
         builder = VersionBuilder(out)
         try:
-            stream = ((k, i, c) for k, i, c in merge_streams(*(r.items() for r in readers)) if c >= floor)
+            stream = merge_streams(*(r.items() for r in readers), *(r.tail_items() for r in readers))
             while True:
                 chunk = _take(stream, SST_KEYS)
                 if not chunk:
                     break
-                write_sst(builder.new_sst_path(), ((k, pack(i, c)) for k, i, c in chunk))
+                write_split_ssts(builder.new_sst_path(), builder.new_sst_path(tail=True), chunk, floor)
             meta["build_seconds"] = round(time.time() - t0, 3)
-            builder.publish(meta, tables)
+            builder.publish(meta, tables, keeps_tail=exact)
         except BaseException:
             builder.abort()
             raise

@@ -1,7 +1,7 @@
 """Columns of a multi-part table, merged part file by part file into bounded per-column summaries.
 
 A table written by Spark or Hive is a directory of part files (``orders/part-00000-….parquet``,
-``events/date=2024-01-01/part-0.csv``: :func:`lakeindex.lake.listing.table_of`). Its column is *one*
+``events/date=2024-01-01/part-0.csv``: :mod:`lakeindex.lake.tables`). Its column is *one*
 column D of the lake: indexing each part as a table of its own would count the column once per part in
 Cov_T(p) and average its impurity over slices (a part that happens to hold only ``ACTIVE`` would make
 ``ACTIVE`` look like a domain). The build therefore sends every part of a table to one task, in path

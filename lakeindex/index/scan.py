@@ -7,9 +7,10 @@ is flushed whenever it reaches ``flush_entries`` patterns (bounded memory). Patt
 columns of the task leave the Python worker once, which is most of the build's data reduction.
 One ``stats`` row per file carries what the build metadata reports.
 
-The part files of a multi-part table (Spark/Hive output) reach ``scan_tables_partition`` together,
-and their columns are merged before enumeration (:mod:`lakeindex.index.part_merge`): one table, one
-stats row, each column counted once.
+The data files of a table of several files (Spark/Hive output, partition directories, a Delta or
+Iceberg snapshot: :mod:`lakeindex.lake.tables`) reach ``scan_tables_partition`` together, with their
+partition values, and their columns are merged before enumeration (:mod:`lakeindex.index.part_merge`):
+one table, one stats row, each column counted once.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import pyarrow.compute as pc
 from lakeindex.index.format import impurity_units
 from lakeindex.index.part_merge import MERGE_DISTINCT, MergedColumn, heaviest
 from lakeindex.lake.listing import relative_table
-from lakeindex.lake.readers import TableRead, read_table
+from lakeindex.lake.readers import Partition, TableRead, read_table, with_partition
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
@@ -100,20 +101,30 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     return stats
 
 
-def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: EnumerationLimits,
-                  acc: dict[str, list[int]]) -> list[dict]:
-    """Add one multi-part table's columns, merged over its part files ``(relative path, bytes)``, to
-    ``acc``; return its stats row (with its ``files``) and one row per part file skipped."""
+def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition]], limits: EnumerationLimits,
+                  acc: dict[str, list[int]], same_columns: bool = True) -> list[dict]:
+    """Add one table's columns, merged over its data files ``(relative path, bytes, partition values)``,
+    to ``acc``; return its stats row (with its ``files``) and one row per data file skipped. Partition
+    values are columns of the table like the others. With ``same_columns`` (a directory of files), files
+    of different columns make the table skipped; a table format's files may lack a column added later,
+    whose cells there are nulls."""
     stats: dict = {"table": table, "files": [], "bytes": 0, "rows": 0, "columns": 0, "cells": 0,
                    "values": 0, "wide_values": 0, "issues": [], "skipped": None}
     skipped: list[dict] = []
     merged: dict[str, MergedColumn] = {}
     keep_wide = MERGE_DISTINCT if limits.window_edge else 0
-    for rel, data in parts:
-        read = read_table(rel, data)
+    first: tuple[str, list[str]] | None = None
+    for rel, data, partition in parts:
+        read = with_partition(read_table(rel, data), partition)
         if read.skipped:
             skipped.append(_file_stats(rel, len(data), read))
             continue
+        names = sorted(name for name, _ in read.columns)
+        if first is None:
+            first = (rel, names)
+        elif same_columns and names != first[1]:
+            return [{**stats, "skipped": f"{rel} has columns {names} where {first[0]} has {first[1]}: "
+                                         "not one table (move the odd files out)"}]
         stats["files"].append(rel)
         stats["bytes"] += len(data)
         stats["rows"] += read.rows
@@ -124,7 +135,7 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes]], limits: Enumer
         return skipped
     for col in merged.values():
         stats["columns"] += 1
-        stats["cells"] += col.cells
+        stats["cells"] += stats["rows"]  # a file without the column holds nulls there
         if not col.narrow and not col.wide_listed and not col.wide_unlisted:
             continue
         wide_values, wide_counts, unlisted = col.wide_given()
@@ -168,15 +179,18 @@ def _stats_batch(stats: list[dict]) -> pa.RecordBatch:
         pa.array([json.dumps(s) for s in stats], pa.string())], schema=_ARROW_SCHEMA)
 
 
-def _files(batches: Iterable[pa.RecordBatch], root: str) -> Iterator[tuple[str | None, str, bytes]]:
-    """(table, relative path, bytes) of each ``binaryFile`` row; the table is None without a ``table``
-    column."""
+def _files(batches: Iterable[pa.RecordBatch], root: str) -> Iterator[tuple[str | None, str, bytes, Partition]]:
+    """(table, relative path, bytes, partition values) of each ``binaryFile`` row; the table is None
+    without a ``table`` column, the partition values (JSON pairs) empty without a ``partition`` column."""
     for batch in batches:
         paths = batch.column("path").to_pylist()
-        tables = batch.column("table").to_pylist() if "table" in batch.schema.names else [None] * len(paths)
+        names = batch.schema.names
+        tables = batch.column("table").to_pylist() if "table" in names else [None] * len(paths)
+        partitions = batch.column("partition").to_pylist() if "partition" in names else [None] * len(paths)
         contents = batch.column("content")
         for i, path in enumerate(paths):
-            yield tables[i], relative_table(path, root), contents[i].as_py() or b""
+            part = tuple((k, v) for k, v in json.loads(partitions[i])) if partitions[i] else ()
+            yield tables[i], relative_table(path, root), contents[i].as_py() or b"", part
 
 
 def _accumulate(units: Iterable[Callable[[dict[str, list[int]]], list[dict]]],
@@ -201,15 +215,17 @@ def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
     """mapInArrow body over ``binaryFile`` rows (path, content)."""
     lim = EnumerationLimits(**limits)
     return _accumulate((lambda acc, rel=rel, data=data: [profile_file(rel, data, lim, acc)]
-                        for _, rel, data in _files(batches, root)), flush_entries)
+                        for _, rel, data, _ in _files(batches, root)), flush_entries)
 
 
 def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
-                          flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over the part files of multi-part tables, rows (path, content, table) with each
-    table's rows next to each other (the build partitions and sorts them by table)."""
+                          flush_entries: int = 400_000,
+                          evolving: frozenset[str] = frozenset()) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over the data files of tables of several files, rows (path, content, table,
+    partition) with each table's rows next to each other (the build partitions and sorts them by table).
+    ``evolving``: the tables whose files may differ in columns (Delta and Iceberg snapshots)."""
     lim = EnumerationLimits(**limits)
     # each table's unit runs before groupby moves on, so its group of rows is still readable
     return _accumulate((lambda acc, table=table, group=group: profile_table(
-        table, ((rel, data) for _, rel, data in group), lim, acc)
+        table, ((rel, data, part) for _, rel, data, part in group), lim, acc, table not in evolving)
         for table, group in groupby(_files(batches, root), key=lambda row: row[0])), flush_entries)

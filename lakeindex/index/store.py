@@ -6,6 +6,7 @@ Layout of an index path::
     INDEX/v-<id>/meta.json   build metadata
     INDEX/v-<id>/tables.jsonl  tables indexed (for incremental builds)
     INDEX/v-<id>/db/         RocksDB database (keys: canonical patterns)
+    INDEX/v-<id>/tail/       the patterns under the coverage floor, so that added indexes sum exactly
     INDEX/.tmp-<id>/         a build in progress: never read; removed when its builder is gone
 
 A reader never sees a half-built index and a failed build leaves ``CURRENT`` untouched. The
@@ -30,10 +31,11 @@ from pathlib import Path
 from rocksdict import AccessType, IngestExternalFileOptions, Rdict, SstFileWriter
 
 from lakeindex.atomic_publish import publish_directory, write_atomically
-from lakeindex.index.format import BLOCK_CACHE_BYTES, FORMAT_VERSION, fpr, rocksdb_options, unpack
+from lakeindex.index.format import BLOCK_CACHE_BYTES, FORMAT_VERSION, fpr, pack, rocksdb_options, unpack
 from lakeindex.local_paths import local_path
 
 CURRENT = "CURRENT"
+TAIL = "tail"  # a version's database of the patterns under its coverage floor
 KEEP_VERSIONS = 2
 
 
@@ -62,22 +64,49 @@ def decode_stats(pattern: str, packed: bytes | None) -> PatternStats | None:
     return PatternStats(pattern, fpr(imp, cov), cov, imp)
 
 
+class SstSink:
+    """An SST file written key by key in ascending order, created on the first key."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = str(path)
+        self.keys = 0
+        self._writer: SstFileWriter | None = None
+        self._prev: bytes | None = None
+
+    def add(self, key: bytes, value: bytes) -> None:
+        if self._writer is None:
+            self._writer = SstFileWriter(options=rocksdb_options())
+            self._writer.open(self.path)
+        elif key <= self._prev:
+            raise ValueError(f"SST keys out of order: {self._prev!r} then {key!r}")
+        self._writer[key] = value
+        self._prev = key
+        self.keys += 1
+
+    def finish(self) -> int:
+        """Close the file; return its number of keys (0: no file was written)."""
+        if self._writer is not None:
+            self._writer.finish()
+        return self.keys
+
+
 def write_sst(path: Path | str, items: Iterable[tuple[bytes, bytes]]) -> int:
     """Write ascending (key, value) pairs to an SST file; return the number of keys (0: no file)."""
-    writer = SstFileWriter(options=rocksdb_options())
-    n = 0
-    prev = None
+    sink = SstSink(path)
     for key, value in items:
-        if n == 0:
-            writer.open(str(path))
-        elif key <= prev:
-            raise ValueError(f"SST keys out of order: {prev!r} then {key!r}")
-        writer[key] = value
-        prev = key
-        n += 1
-    if n:
-        writer.finish()
-    return n
+        sink.add(key, value)
+    return sink.finish()
+
+
+def write_split_ssts(index_path: Path | str, tail_path: Path | str, sums: Iterable[tuple[bytes, int, int]],
+                     floor: int) -> tuple[int, int]:
+    """Write ascending (key, impurity units, coverage) sums to two SST files: the patterns at or above the
+    coverage floor (the index) and those under it (the tail, kept so that sums stay exact when indexes
+    are added together); return the key counts of each."""
+    index, tail = SstSink(index_path), SstSink(tail_path)
+    for key, imp, cov in sums:
+        (index if cov >= floor else tail).add(key, pack(imp, cov))
+    return index.finish(), tail.finish()
 
 
 class VersionBuilder:
@@ -94,27 +123,26 @@ class VersionBuilder:
         self.sst_dir = self.tmp / "sst"
         self.sst_dir.mkdir()
         self._sst_files: list[Path] = []
+        self._tail_files: list[Path] = []
 
-    def new_sst_path(self) -> Path:
-        """Path for the next SST file (ingested by :meth:`publish`)."""
-        p = self.sst_dir / f"{len(self._sst_files):06d}.sst"
-        self._sst_files.append(p)
+    def new_sst_path(self, tail: bool = False) -> Path:
+        """Path for the next SST file of the index, or of its tail (patterns under the coverage floor),
+        ingested by :meth:`publish`."""
+        files = self._tail_files if tail else self._sst_files
+        p = self.sst_dir / f"{'t' if tail else ''}{len(files):06d}.sst"
+        files.append(p)
         return p
 
-    def publish(self, meta: dict, tables: Iterable[dict] = ()) -> Path:
-        """Ingest the SST files, write metadata, then atomically make this version current."""
+    def publish(self, meta: dict, tables: Iterable[dict] = (), keeps_tail: bool = False) -> Path:
+        """Ingest the SST files, write metadata, then atomically make this version current. ``keeps_tail``:
+        the tail SST files hold every pattern under the floor (``tail_patterns`` in the metadata), so
+        indexes added to this one (incremental builds, merges) keep exact sums."""
         db_path = self.tmp / "db"
-        db = Rdict(str(db_path), options=rocksdb_options())
-        try:
-            files = [str(p) for p in self._sst_files if p.exists() and p.stat().st_size > 0]
-            if files:
-                ingest = IngestExternalFileOptions()
-                ingest.set_move_files(True)
-                db.ingest_external_file(files, ingest)
-            meta = dict(meta, format_version=FORMAT_VERSION, version=self.version,
-                        patterns=_count_keys(db))
-        finally:
-            db.close()
+        meta = dict(meta, format_version=FORMAT_VERSION, version=self.version,
+                    patterns=_ingest(db_path, self._sst_files))
+        meta.pop("tail_patterns", None)
+        if keeps_tail:
+            meta["tail_patterns"] = _ingest(self.tmp / TAIL, self._tail_files) if self._tail_files else 0
         shutil.rmtree(self.sst_dir, ignore_errors=True)
         meta["index_bytes"] = _dir_size(db_path)
         with open(self.tmp / "tables.jsonl", "w") as f:
@@ -131,6 +159,20 @@ class VersionBuilder:
     def abort(self) -> None:
         """Remove the temporary directory; the current version is untouched."""
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _ingest(db_path: Path, sst_files: list[Path]) -> int:
+    """Create the RocksDB database at ``db_path`` from SST files (moved in); return its key count."""
+    db = Rdict(str(db_path), options=rocksdb_options())
+    try:
+        files = [str(p) for p in sst_files if p.exists() and p.stat().st_size > 0]
+        if files:
+            ingest = IngestExternalFileOptions()
+            ingest.set_move_files(True)
+            db.ingest_external_file(files, ingest)
+        return _count_keys(db)
+    finally:
+        db.close()
 
 
 def _count_keys(db: Rdict) -> int:
@@ -289,6 +331,28 @@ class IndexReader:
                 yield it.key(), it.value()
                 it.next()
             it.status()  # an iteration that stopped on a bad block is an error, not the end of the index
+
+    @property
+    def keeps_tail(self) -> bool:
+        """This version holds its patterns under the coverage floor too (its sums add exactly)."""
+        return "tail_patterns" in self.meta
+
+    def tail_items(self) -> Iterator[tuple[bytes, bytes]]:
+        """The (key, packed value) pairs under the coverage floor, in key order (none if not kept)."""
+        path = self.version_dir / TAIL
+        if not path.exists():
+            return
+        with self._damage():
+            db = Rdict(str(path), options=rocksdb_options(), access_type=AccessType.read_only())
+            try:
+                it = db.iter()
+                it.seek_to_first()
+                while it.valid():
+                    yield it.key(), it.value()
+                    it.next()
+                it.status()
+            finally:
+                db.close()
 
     def tables(self) -> list[dict]:
         """Tables indexed by this version (for incremental builds)."""

@@ -1,9 +1,10 @@
-"""Read one dataset (a file, or a directory of part files) into a Spark DataFrame for checks and profiling.
+"""Read one dataset (a file, a directory of part files, a Delta or Iceberg table) into a Spark DataFrame.
 
 Unlike the lake scan, which parses thousands of small files in executors as text, a dataset is one
 table read with Spark's own readers so columns get types: CSV/TSV with a header and schema inference
 (numeric checks need numbers), Parquet and JSON lines as stored. The format comes from the file
-extensions (the same ones the index job reads); a directory must hold one format.
+extensions (the same ones the index job reads); a directory must hold one format. A Delta or Iceberg
+table is read at its live snapshot (:mod:`lakeindex.lake.tables`).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from lakeindex.lake.formats import FORMATS, file_format
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
+
+    from lakeindex.lake.tables import LakeTable
 
 
 CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
@@ -60,6 +63,10 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
     files_given = [] if isinstance(path, str) else list(path)
     if files_given:
         path = files_given[0]
+    else:
+        table = _format_table(path)
+        if table is not None:
+            return _read_format_table(spark, table, path)
     given = fmt is not None
     fmt = fmt or detect_format(path)
     if fmt not in ("csv", "tsv", "parquet", "jsonl"):
@@ -117,6 +124,43 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
     if fmt == "jsonl" and columns == [CORRUPT_RECORD]:
         raise DatasetError(f"{path}: no line is a JSON object: not JSON lines (one object per line), or pass --format")
     return df
+
+
+def _format_table(path: str) -> LakeTable | None:
+    """The Delta or Iceberg table at ``path`` (its live snapshot), or None for other data."""
+    from lakeindex.lake.tables import TableError, format_table
+
+    try:
+        return format_table(path)
+    except TableError as exc:
+        raise DatasetError(f"{path}: {str(exc).split(': ', 1)[-1]}") from exc
+
+
+def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> DataFrame:
+    """The live snapshot of a Delta or Iceberg table: its live Parquet files only (never files an overwrite
+    left behind), with a Delta table's partition columns, typed as its log records them."""
+    from pyspark.sql import functions as F
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    if not table.files:
+        raise DatasetError(f"{path}: {table.format} table {table.name} (version {table.version}) has no data files")
+    df = spark.read.parquet(*[_glob_escape(f.path) for f in table.files])
+    held = set(df.columns)
+    added = [(c, t) for c, t in table.partition_types if c not in held]
+    if added:
+        names = [c for c, _ in added]
+        rows = [(_file_key(f.path), *[dict(f.partition)[c] for c in names]) for f in table.files]
+        values = spark.createDataFrame(rows, ", ".join(["`__file` string", *[f"`{c}` string" for c in names]]))
+        df = (df.withColumn("__file", F.regexp_replace(F.input_file_name(), "^file:/+", "/"))
+              .join(F.broadcast(values), "__file").drop("__file"))
+        for c, t in added:
+            df = df.withColumn(c, F.col(c).cast(from_arrow_type(t)))
+    return df
+
+
+def _file_key(path: str) -> str:
+    """A data file's path as ``input_file_name()`` gives it, less its ``file:`` scheme."""
+    return re.sub(r"^file:/+", "/", path)
 
 
 def _require_header(path: str, header: list[str], declared: Any) -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -26,23 +27,37 @@ def relative_table(path: str, root: str) -> str:
 
 
 _PART_FILE = re.compile(r"(?i)part-(?:[mr]-)?[0-9]+([-_.].*)?")  # Spark and Hadoop MapReduce output names
-_PARTITION_DIR = re.compile(r"[^=]+=[^=]*")  # Hive-style key=value directory
+PARTITION_DIR = re.compile(r"[^=]+=[^=]*")  # Hive-style key=value directory
 
 
-def table_of(path: str, root: str) -> str:
-    """Table of a data file for tagging: :func:`relative_table`, except that the part files of a multi-part
-    table are one table, the directory that holds them: the path up to its first ``key=value`` partition
-    directory (``orders/date=2024-01-01/part-0.csv`` -> ``orders``), else the parent of a ``part-NNNNN`` file
-    (``orders/part-00000-....snappy.parquet`` -> ``orders``). A lake root that is itself partitioned or
-    holds part files is the table named after the root's last path component."""
-    rel = relative_table(path, root)
+def directory_table(rel: str) -> str | None:
+    """The directory table a file belongs to (its path relative to the lake root; "" for the root itself),
+    or None for a file that is a table of its own: the path up to its first ``key=value`` partition
+    directory (``orders/date=2024-01-01/part-0.csv`` -> ``orders``), else the parent of a ``part-NNNNN``
+    file (``orders/part-00000-....snappy.parquet`` -> ``orders``)."""
     parts = rel.split("/")
-    depth = next((i for i, p in enumerate(parts[:-1]) if _PARTITION_DIR.fullmatch(p)), None)
+    depth = next((i for i, p in enumerate(parts[:-1]) if PARTITION_DIR.fullmatch(p)), None)
     if depth is None and _PART_FILE.fullmatch(parts[-1]):
         depth = len(parts) - 1
-    if depth is None:
-        return rel
-    return "/".join(parts[:depth]) or root.rstrip("/").rsplit("/", 1)[-1].removeprefix("file:")
+    return None if depth is None else "/".join(parts[:depth])
+
+
+def root_name(root: str) -> str:
+    """The table name of a lake root that is itself one table: its last path component."""
+    return root.rstrip("/").rsplit("/", 1)[-1].removeprefix("file:")
+
+
+def is_delta_dir(path: str) -> bool:
+    """A local directory holding a Delta log."""
+    return os.path.isdir(os.path.join(path, "_delta_log"))
+
+
+def iceberg_metadata(path: str) -> list[str]:
+    """The ``*.metadata.json`` files of a local directory's ``metadata/`` (empty: not an Iceberg table)."""
+    meta = os.path.join(path, "metadata")
+    if not os.path.isdir(meta):
+        return []
+    return sorted(os.path.join(meta, f) for f in os.listdir(meta) if f.endswith(".metadata.json"))
 
 
 class LakeError(RuntimeError):
@@ -76,21 +91,39 @@ class LakeFile(NamedTuple):
     mtime: int
 
 
-def list_files(spark: SparkSession, root: str) -> tuple[list[LakeFile], list[dict]]:
+@dataclass
+class LakeFormats:
+    """Roots of the Delta and Iceberg tables met while listing (their files are left to their libraries),
+    with each Iceberg table's metadata files and ``version-hint.text``."""
+
+    delta_roots: list[str] = field(default_factory=list)
+    iceberg_roots: dict[str, list[str]] = field(default_factory=dict)
+    hints: dict[str, str] = field(default_factory=dict)
+    remote: bool = False  # listed by Spark, which hides ``_delta_log``: directory tables may be Delta tables
+
+
+def list_files(spark: SparkSession | None, root: str,
+               formats: LakeFormats | None = None) -> tuple[list[LakeFile], list[dict]]:
     """Every data file under ``root`` once, and the files skipped with their reason.
 
-    Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does. Local lakes are
+    Names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``) are ignored, as Spark does. With ``formats``,
+    the roots of Delta and Iceberg tables are recorded there and their files are not listed. Local lakes are
     listed with ``os.walk`` (py4j costs a few calls per file; this is ~100x faster), which does not enter
     symlinked directories (a loop would list the same files again and again); a symlinked file is indexed
     once, under its first name, and a dangling or looping link is skipped with its reason. Other schemes,
     and every lake of a Spark Connect session (whose files are the server's), are listed by Spark itself:
-    the ``binaryFile`` source's metadata columns, without reading a byte of content.
+    the ``binaryFile`` source's metadata columns, without reading a byte of content (``spark`` None: a
+    local lake only).
     """
     from lakeindex.spark_session import is_connect
 
-    if root.startswith("file:") and not is_connect(spark):
-        return _list_local(root)
-    return _list_with_spark(spark, root), []
+    if root.startswith("file:") and (spark is None or not is_connect(spark)):
+        return _list_local(root, formats)
+    rows = _list_with_spark(spark, root)
+    if formats is not None:
+        formats.remote = True
+        rows = _split_table_formats(rows, formats)
+    return rows, []
 
 
 def _list_with_spark(spark: SparkSession, root: str) -> list[LakeFile]:
@@ -118,13 +151,16 @@ def _list_with_spark(spark: SparkSession, root: str) -> list[LakeFile]:
     return sorted(out)
 
 
-def _list_local(root: str) -> tuple[list[LakeFile], list[dict]]:
+def _list_local(root: str, formats: LakeFormats | None = None) -> tuple[list[LakeFile], list[dict]]:
     base = root[len("file:"):]
     if not os.path.isdir(base):
         raise LakeError(f"lake {root} does not exist")
     out, skipped = [], []
     seen: dict[str, str] = {}  # real path -> the name it was listed under
     for dirpath, dirnames, filenames in os.walk(base):
+        if formats is not None and _table_format_root(dirpath, formats):
+            dirnames[:] = []  # the table format's library lists its live files
+            continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
         for name in sorted(filenames):
             if name.startswith(("_", ".")):
@@ -146,3 +182,37 @@ def _list_local(root: str) -> tuple[list[LakeFile], list[dict]]:
             seen[real] = rel
             out.append(LakeFile("file:" + path, st.st_size, int(st.st_mtime * 1000)))
     return sorted(out), skipped
+
+
+def _table_format_root(dirpath: str, formats: LakeFormats) -> bool:
+    """Record ``dirpath`` if it is the root of a Delta or Iceberg table (whose files are then not listed)."""
+    uri = "file:" + dirpath
+    if is_delta_dir(dirpath):
+        formats.delta_roots.append(uri)
+        return True
+    metadata = iceberg_metadata(dirpath)
+    if metadata:
+        formats.iceberg_roots[uri] = ["file:" + m for m in metadata]
+        hint = os.path.join(dirpath, "metadata", "version-hint.text")
+        if os.path.isfile(hint):
+            with open(hint) as f:
+                formats.hints[uri] = f.read()
+        return True
+    return False
+
+
+_ICEBERG_METADATA = re.compile(r"^(.*?)/metadata/([^/]+\.metadata\.json|version-hint\.text)$")
+
+
+def _split_table_formats(rows: list[LakeFile], formats: LakeFormats) -> list[LakeFile]:
+    """Files of a remote listing outside Iceberg tables, whose roots go to ``formats``. (Spark's listing
+    leaves out ``_delta_log``: Delta tables among its directory tables are found by asking delta-rs.)"""
+    iceberg: dict[str, list[str]] = {}
+    for r in rows:
+        m = _ICEBERG_METADATA.match(r.path)
+        if m:
+            iceberg.setdefault(m.group(1), []).append(r.path)
+    formats.iceberg_roots.update({loc: sorted(f for f in files if f.endswith(".metadata.json"))
+                                  for loc, files in iceberg.items()})
+    tables = sorted(iceberg)
+    return [r for r in rows if not any(r.path.startswith(t + "/") for t in tables)]

@@ -18,7 +18,8 @@ disagree, so both paths give the same frame:
 * JSON lines always go to Spark (its type inference has no pandas twin).
 
 A directory is read when it holds only data files of one format at its top level (Spark would also
-derive partition columns from ``key=value`` sub-directories). The result is an Arrow table: ``batch()`` gives
+derive partition columns from ``key=value`` sub-directories), or is a Delta or Iceberg table: its live
+snapshot's files, as ``lakeindex.lake.dataset`` reads them. The result is an Arrow table: ``batch()`` gives
 a ``TextFrame`` when every column is text (no pandas import, see ``lakeindex.lake.text_frame``), else pandas.
 """
 
@@ -35,6 +36,7 @@ if TYPE_CHECKING:
     import pandas as pd
     import pyarrow as pa
 
+    from lakeindex.lake.tables import LakeTable
     from lakeindex.lake.text_frame import TextFrame
 
 LOCAL_LIMIT_BYTES = 50 * 1024 * 1024
@@ -102,6 +104,11 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
                limit_bytes: int = LOCAL_LIMIT_BYTES) -> LocalRead:
     """The dataset at ``path`` as pandas (text columns for CSV/TSV, as Spark reads them with
     ``--no-infer-schema``), or ``LocalRead(None, reason)`` when only Spark can read it faithfully."""
+    table = _format_table(path)
+    if isinstance(table, str):
+        return LocalRead(None, table, path)
+    if table is not None:
+        return _read_format_table(table, path, limit_bytes)
     files = _local_files(path)
     if isinstance(files, str):
         return LocalRead(None, files, path)
@@ -124,6 +131,46 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
     if fmt == "parquet":
         return _concat([_read_parquet(f) for f in files], path)
     return LocalRead(None, f"{fmt} is read by Spark", path)
+
+
+def _format_table(path: str) -> LakeTable | str | None:
+    """The local Delta or Iceberg table at ``path``, None for other data, or why Spark must read it."""
+    from lakeindex.lake.tables import TableError, format_table
+
+    local = path[len("file://"):] if path.startswith("file://") else path
+    if "://" in local or not os.path.isdir(local):
+        return None
+    try:
+        return format_table(local)
+    except TableError as exc:
+        return str(exc)
+
+
+def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRead:
+    """A Delta or Iceberg table's live Parquet files, with a Delta table's partition columns, as Spark's
+    reader gives them (``lakeindex.lake.dataset``); Spark reads partition columns other than text and
+    whole numbers."""
+    import pyarrow as pa
+
+    if table.bytes > limit_bytes:
+        return LocalRead(None, f"{table.bytes} bytes, over the {limit_bytes}-byte local limit", path)
+    if not table.files:
+        return LocalRead(None, "no data files", path)
+    parts = []
+    for f in table.files:
+        read = _read_parquet(f.path.removeprefix("file:"))
+        if read.table is None:
+            return LocalRead(None, f"{read.path}: {read.reason}", path)
+        t = read.table
+        for c, typ in table.partition_types:
+            if c in t.column_names:
+                continue
+            if not (pa.types.is_string(typ) or pa.types.is_integer(typ)):
+                return LocalRead(None, f"partition column {c!r} of type {typ} (Spark reads it)", path)
+            value = dict(f.partition)[c]
+            t = t.append_column(c, pa.array([value] * t.num_rows, pa.string()).cast(typ))
+        parts.append(LocalRead(t, "", read.path))
+    return _concat(parts, path)
 
 
 def _concat(parts: list[LocalRead], path: str) -> LocalRead:

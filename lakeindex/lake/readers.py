@@ -1,10 +1,11 @@
 """Parse lake files (CSV, TSV, Parquet, JSON lines) from bytes into string columns.
 
 Runs inside Spark executors on file contents, so it never touches a filesystem. Every value is
-read as a string exactly as written (CSV/TSV) or as Arrow's canonical text of the stored type
-(Parquet; JSON numbers and booleans). Only empty cells are nulls: tokens such as ``N/A`` or ``null`` are data (the
-ad-hoc special values Auto-Validate's horizontal cuts are about). Bad input never raises: the
-file or column is skipped or repaired and a reason is recorded.
+read as a string exactly as written (CSV/TSV) or as the canonical text of the stored type
+(Parquet: :mod:`lakeindex.lake.rendering`; JSON numbers and booleans as JSON writes them). Only
+empty cells are nulls: tokens such as ``N/A`` or ``null`` are data (the ad-hoc special values
+Auto-Validate's horizontal cuts are about). Bad input never raises: the file or column is skipped or
+repaired and a reason is recorded.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeindex.lake.formats import file_format
+from lakeindex.lake.rendering import NotRenderable, render
 
 MAX_CELL_BYTES = 64 * 1024
 CSV_BLOCK_BYTES = 16 * 1024 * 1024
@@ -70,6 +72,22 @@ def read_table(path: str, data: bytes) -> TableRead:
     if not out.columns and out.skipped is None:
         out.skipped = "no readable columns"
     return out
+
+
+Partition = tuple[tuple[str, str | None], ...]  # a data file's partition values: (column, canonical text)
+
+
+def with_partition(read: TableRead, partition: Partition) -> TableRead:
+    """``read`` with its file's partition values as columns (the value in every row); a column the file
+    holds itself is kept as the file has it."""
+    if read.skipped or not partition:
+        return read
+    held = {name for name, _ in read.columns}
+    for key, value in partition:
+        if key not in held:
+            read.columns.append((key, pa.chunked_array([pa.nulls(read.rows, pa.string()) if value is None
+                                                        else pa.array([value] * read.rows, pa.string())])))
+    return read
 
 
 def _decoded(data: bytes, out: TableRead) -> bytes:
@@ -178,16 +196,10 @@ def _json_text(v: object) -> str | None:
 
 
 def _as_string(name: str, col: pa.ChunkedArray, out: TableRead) -> pa.ChunkedArray | None:
-    t = col.type
-    if pa.types.is_string(t) or pa.types.is_large_string(t):
-        return col
-    if pa.types.is_nested(t):
-        out.issue(name, f"nested type {t} skipped (index scalar columns only)")
-        return None
     try:
-        return pc.cast(col, pa.string())
-    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
-        out.issue(name, f"type {t} not readable as text ({str(exc).splitlines()[0][:200]}); column skipped")
+        return render(col)
+    except NotRenderable as exc:
+        out.issue(name, f"{exc}; column skipped")
         return None
 
 

@@ -1,8 +1,9 @@
 """Auto-tag every column of a lake (paper §2.3's dual problem), name its domain, and group columns by domain.
 
-A table is a file, or the directory of a multi-part table (Spark/Hive ``part-*`` files, ``key=value``
-partition directories): :func:`lakeindex.lake.listing.table_of`. Two Spark steps keep every task's memory
-bounded and nothing of the lake reaches the driver but file names and one small row per column:
+Tables are the lake's tables as the index build sees them (:mod:`lakeindex.lake.tables`: files, part
+directories, Hive partitions whose keys are columns, Delta and Iceberg snapshots). Two Spark steps keep
+every task's memory bounded and nothing of the lake reaches the driver but file names and one small row
+per column:
 
 1. ``mapInArrow`` over file contents: executors read files as the index build does and emit each column's
    first non-empty values, at most ``ceil(sample / files of the table)`` per file (one row per value, with
@@ -21,7 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-from collections import Counter
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -30,9 +30,9 @@ import pyarrow as pa
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
-from lakeindex.lake.formats import FORMATS
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri, list_files, relative_table, table_of
-from lakeindex.lake.readers import read_table
+from lakeindex.lake.listing import lake_uri, relative_table
+from lakeindex.lake.readers import read_table, with_partition
+from lakeindex.lake.tables import file_contents, list_tables
 from lakeindex.spark_session import is_connect
 
 SAMPLE_SCHEMA = "tbl string, col string, file string, pos int, v string"
@@ -64,10 +64,12 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int): 
                         ("v", pa.string())])
     for batch in batches:
         paths, contents = batch.column("path").to_pylist(), batch.column("content")
+        tables, partitions = batch.column("table").to_pylist(), batch.column("partition").to_pylist()
         for i, path in enumerate(paths):
-            table, rel = table_of(path, root), relative_table(path, root)
+            table, rel = tables[i], relative_table(path, root)
             quota = quotas.get(table, sample)
-            read = read_table(rel, contents[i].as_py() or b"")
+            partition = tuple((k, v) for k, v in json.loads(partitions[i]))
+            read = with_partition(read_table(rel, contents[i].as_py() or b""), partition)
             rows: dict[str, list] = {k: [] for k in schema.names}
             for name, arr in read.columns:
                 values = [v for v in arr.slice(0, quota * 2).to_pylist() if v][:quota] or [None]
@@ -111,16 +113,12 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
         raise ValueError("--sample must be >= 1")
     meta = read_meta(index)
     root = lake_uri(lake, here=not is_connect(spark))
-    listing, _skipped = list_files(spark, root)
-    paths = [f.path for f in listing if f.length and any(f.path.lower().endswith(e) for e in FORMATS)]
-    parts = Counter(table_of(p, root) for p in paths)
-    quotas = {t: max(1, math.ceil(sample / n)) for t, n in parts.items()}
+    tables = list_tables(spark, root).tables
+    quotas = {t.name: max(1, math.ceil(sample / len(t.files))) for t in tables}
     rows = []
-    if paths:
+    if tables:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
-        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)).filter(F.col("path").isin(paths))
-                 .select("path", "content"))
+        files = file_contents(spark, root, tables)
         samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample),
                                    SAMPLE_SCHEMA)
         first = Window.partitionBy("tbl", "col").orderBy("pos", "file")
@@ -142,7 +140,7 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
             domains.setdefault(c["tag"], []).append(f"{c['table']}:{c['column']}")
         if c["domain"]:
             named.setdefault(c["domain"], []).append(c)
-    return {"index_version": meta["version"], "lake": root, "tables": len(parts),
+    return {"index_version": meta["version"], "lake": root, "tables": len(tables),
             "columns_tagged": sum(1 for c in columns if c["tag"]),
             "columns_named": sum(1 for c in columns if c["domain"]),
             "columns": columns,
