@@ -8,8 +8,9 @@ chosen per cache), not by its number of entries:
   entry-count bound (``functools.lru_cache``) would bound nothing: 16k cached shapes of 8k templates each
   is 10+ GB.
 - :class:`ClearWhenFull`, a plain dict emptied whole when a put would pass the bound. A lookup is a bare
-  ``cache.data.get(key)`` (no lock, no reordering, no call), for memos looked up in inner loops; its puts
-  take no lock either, so under threads the bound counts a key put twice twice (never more than the bound).
+  ``cache.data.get(key)`` (no lock, no reordering, no call), for memos looked up in inner loops. Its puts
+  take no lock either: racing puts may count a key twice or pass the bound by one entry until the next put
+  empties the cache, which costs recomputation, never a wrong answer.
 
 A cache created with a ``name`` is registered; :func:`clear_all` empties every registered cache (and the
 ``functools.lru_cache`` functions registered with :func:`register`). Cached values are pure functions of
