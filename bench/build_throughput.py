@@ -6,6 +6,11 @@ reports the median wall time, cells/s, columns/s, peak RSS of the whole process 
 Python workers) and the index size relative to the lake's raw bytes, as JSON and Markdown.
 
     python bench/build_throughput.py --tables 25 252 2520 --rows 500 --runs 3
+    python bench/build_throughput.py --tables 630 1260 2520 --wide-share 0.25 --layouts-share 0.4 --runs 1
+
+``--layouts-share`` lays part of the tables out as Spark part directories and Delta tables, so the build
+reads tables as real lakes hold them; ``scaling_exponent_*`` give how wall time, build time and index
+size grow with the lake (1.0: linear).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.process_rss import max_python_worker_rss, tree_rss  # noqa: E402
 from sample_lake.generate import generate_lake  # noqa: E402
+from sample_lake.layouts import relayout_share  # noqa: E402
 
 
 def run_build(lake: Path, index: Path, master: str, extra: list[str] | None = None) -> dict:
@@ -73,17 +79,26 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     ap.add_argument("--lake", type=Path, help="build this existing lake instead of generated ones")
     ap.add_argument("--tau", type=int, default=8)
+    ap.add_argument("--wide-share", type=float, default=0.0,
+                    help="generated lakes get wide tables until this share of values is wider than 8 tokens")
+    ap.add_argument("--layouts-share", type=float, default=0.0,
+                    help="lay this share of the generated Parquet tables out as Spark part directories and Delta "
+                         "tables with an overwritten version (sample_lake/layouts.py)")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     results = []
     for tables in [0] if args.lake else args.tables:
-        lake = args.lake or args.out / f"lake-{tables}x{args.rows}"
+        suffix = (f"-w{args.wide_share:g}" if args.wide_share else "") + \
+            (f"-l{args.layouts_share:g}" if args.layouts_share else "")
+        lake = args.lake or args.out / f"lake-{tables}x{args.rows}{suffix}"
         if not lake.exists():
-            summary = generate_lake(lake, tables, args.rows, seed=7)
+            summary = generate_lake(lake, tables, args.rows, seed=7, wide_share=args.wide_share)
+            if args.layouts_share:
+                summary["laid_out"] = relayout_share(lake, args.layouts_share, seed=7)
         else:
             summary = None
         raw_bytes = sum(p.stat().st_size for p in lake.rglob("*") if p.is_file())
-        name = f"index-{lake.name}-tau{args.tau}" if args.lake else f"index-{tables}"
+        name = f"index-{lake.name}-tau{args.tau}" if args.lake else f"index-{tables}{suffix}"
         runs = [run_build(lake, args.out / name, args.master, ["--tau", str(args.tau)]) for _ in range(args.runs)]
         meta = runs[-1]["meta"]
         wall = statistics.median(r["wall_s"] for r in runs)
@@ -97,10 +112,11 @@ def main() -> int:
             "peak_rss_mb": round(max(r["peak_rss_mb"] for r in runs)),
             "worker_peak_rss_mb": round(max(r["worker_peak_rss_mb"] for r in runs)), "patterns": meta["patterns"],
             "tau": args.tau, "wide_values": meta.get("wide_values_skipped"),
+            "values": meta.get("values_scanned"), "tables_by_format": meta.get("tables_by_format"),
             "index_bytes": meta["index_bytes"], "index_pct_of_raw": round(100 * meta["index_bytes"] / raw_bytes, 3),
         }
         if summary:
-            row["generated"] = {k: summary[k] for k in ("columns", "cells", "bytes")}
+            row["generated"] = {k: summary[k] for k in ("columns", "cells", "bytes", "laid_out") if k in summary}
         results.append(row)
         print(json.dumps(row), flush=True)
     report = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "command": " ".join(sys.argv),
@@ -114,7 +130,9 @@ def main() -> int:
                                                 / math.log(b["cells"] / a["cells"]), 3)
         report["scaling_exponent_build"] = round(math.log(b["build_s_median"] / a["build_s_median"])
                                                  / math.log(b["cells"] / a["cells"]), 3)
-    name = f"build_throughput-{args.lake.name}-tau{args.tau}.json" if args.lake else "build_throughput.json"
+        report["scaling_exponent_index_bytes"] = round(math.log(b["index_bytes"] / a["index_bytes"])
+                                                       / math.log(b["cells"] / a["cells"]), 3)
+    name = f"build_throughput-{args.lake.name}-tau{args.tau}.json" if args.lake else f"build_throughput{suffix}.json"
     (args.out / name).write_text(json.dumps(report, indent=2))
     print(json.dumps({k: v for k, v in report.items() if k != "results"}, indent=2))
     return 0

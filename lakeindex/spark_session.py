@@ -48,6 +48,8 @@ class SessionError(ValueError):
 # session-level SQL settings the library wants on every session, classic or Connect
 SQL_CONF = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
+    # timestamps render as text in UTC, as the index build renders them (lakeindex.lake.rendering)
+    "spark.sql.session.timeZone": "UTC",
     "spark.sql.adaptive.enabled": "true",
     "spark.sql.adaptive.coalescePartitions.enabled": "true",
 }

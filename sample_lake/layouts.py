@@ -69,3 +69,30 @@ def relayout(out_dir: Path, seed: int, layouts: dict[str, tuple[str, str | None]
         src.unlink()
         done.append(target.name)
     return done
+
+
+def relayout_share(out_dir: Path, share: float, seed: int) -> dict[str, int]:
+    """Lay a ``share`` of the Parquet tables of a generated lake out as real lakes hold them, in turn a
+    Spark output directory of 4 part files and a Delta table with an overwritten first version (the same
+    data either way: the index is unchanged); return how many tables took each layout."""
+    tables = sorted(p for p in out_dir.glob("*.parquet"))
+    step = max(1, round(1 / share)) if share > 0 else 0
+    picked = tables[::step] if step else []
+    done = {"spark": 0, "delta": 0}
+    rnd = random.Random(seed)
+    for i, src in enumerate(picked):
+        table = pq.read_table(src)
+        target = out_dir / src.name.removesuffix(".parquet")
+        if i % 2 == 0:
+            target.mkdir()
+            rows = table.num_rows
+            for part in range(4):
+                pq.write_table(table.slice(part * rows // 4, (part + 1) * rows // 4 - part * rows // 4),
+                               target / _part_name(rnd, part), compression="snappy")
+            (target / "_SUCCESS").write_bytes(b"")
+            done["spark"] += 1
+        else:
+            write_delta(table, target)
+            done["delta"] += 1
+        src.unlink()
+    return done

@@ -84,9 +84,13 @@ def test_bad_tables_are_skipped_with_their_reason_and_the_build_goes_on(spark, l
     lake, _ = lakes
     bad = tmp_path / "lake"
     shutil.copytree(lake, bad)
-    # a Delta log whose latest commit is garbage, an Iceberg table whose metadata names a missing manifest list,
+    # a Delta log whose checkpoint is missing, an Iceberg table whose metadata names a missing manifest list,
     # a partition directory of other columns
-    (bad / "delta_1" / "_delta_log" / "00000000000000000001.json").write_text("{not json\n")
+    from deltalake import DeltaTable
+
+    DeltaTable(str(bad / "delta_1")).create_checkpoint()
+    for f in (bad / "delta_1" / "_delta_log").glob("*.checkpoint.parquet"):
+        f.unlink()
     meta_dir = bad / "iceberg_1" / "metadata"
     for f in meta_dir.glob("*.metadata.json"):
         doc = json.loads(f.read_text())
@@ -99,7 +103,7 @@ def test_bad_tables_are_skipped_with_their_reason_and_the_build_goes_on(spark, l
     meta = job.build_index(spark, str(bad), tmp_path / "ix", min_coverage=1, progress=False)
     reasons = {s["file"]: s["reason"] for s in meta["skipped_files"]}
     assert set(reasons) == {"delta_1", "iceberg_1", "hive_0"}, reasons
-    assert "Delta log" in reasons["delta_1"]
+    assert "Delta log" in reasons["delta_1"] and "checkpoint" in reasons["delta_1"].lower()
     assert "Iceberg" in reasons["iceberg_1"]
     assert "not one table" in reasons["hive_0"] and "other" in reasons["hive_0"]
     assert meta["tables_scanned"] == 2 * len(LAYOUTS) - 3
@@ -174,6 +178,12 @@ def test_catalog_tables_are_indexed_from_their_locations(spark, lakes, tmp_path)
         listed = {t["table"]: t for t in ix.tables()}
     assert sorted(listed) == ["lk_cat.file_0", "lk_cat.spark_1"]
     assert listed["lk_cat.file_0"]["partition_columns"] == ["country"]
+    from lakeindex.tagging.tag_lake import tag_lake
+
+    tagged = tag_lake(spark, None, str(tmp_path / "cat"), table_patterns=["lk_cat.*"])
+    assert tagged["tables"] == 2
+    columns = {(c["table"], c["column"]) for c in tagged["columns"]}
+    assert len(columns) == 18 and ("lk_cat.spark_1", "country") in columns
 
 
 def _simple_delta(path):
@@ -244,13 +254,62 @@ def test_incremental_builds_equal_full_builds_under_a_floor(spark, lakes, tmp_pa
     assert _all_sums(ix) == expected
     index, tail = expected
     assert any(b"STALE" not in k for k in tail) and set(index).isdisjoint(tail)
-    # a changed table and a removed one cannot be taken out of the sums: a full build, said so
+    # a table with a new file and a new Delta version: their old states are read again and taken out
     odd = grow / "hive_0" / "dt=2024-01-02" / "part-00009-x.snappy.parquet"
     pq.write_table(pq.read_table(next((grow / "spark_0").glob("part-*"))).drop_columns(["dt"]), odd)
+    from deltalake import write_deltalake
+
+    write_deltalake(str(grow / "delta_0"), pq.read_table(next((grow / "spark_1").glob("part-*"))), mode="append")
     meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
-    assert "changed" in meta["incremental"]["full_build"] and "hive_0" in meta["incremental"]["full_build"]
+    assert "full_build" not in meta["incremental"], meta["incremental"]
+    assert meta["incremental"]["changed_tables"] == 2 and meta["incremental"]["new_tables"] == 0
     assert _all_sums(ix) == full("full2")
+    # a table gone from the lake took the state it was indexed in with it: a full build, said so
     shutil.rmtree(grow / "spark_1")
     meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
-    assert "gone" in meta["incremental"]["full_build"] and "spark_1" in meta["incremental"]["full_build"]
-    assert _all_sums(ix) == full("full3")
+    assert "spark_1 is gone" in meta["incremental"]["full_build"]
+    expected = full("full3")
+    assert _all_sums(ix) == expected
+    with IndexReader(ix) as got, IndexReader(tmp_path / "full3") as want:
+        assert got.meta["tables_scanned"] == want.meta["tables_scanned"] == 6
+        assert got.meta["cells_scanned"] == want.meta["cells_scanned"]
+        assert sorted(t["table"] for t in got.tables()) == sorted(t["table"] for t in want.tables())
+    # a file rewritten in place: its indexed state is gone, so the build is a full one, and says why
+    pq.write_table(pq.read_table(grow / "file_1.parquet").slice(0, 10), grow / "file_1.parquet")
+    meta = job.build_index(spark, str(grow), ix, min_coverage=2, incremental=True, progress=False)
+    assert "file_1.parquet" in meta["incremental"]["full_build"]
+    assert _all_sums(ix) == full("full4")
+
+
+def test_typed_columns_read_as_data_give_the_index_builds_text(spark, lakes):
+    """What inference on DATA (Spark) and history batches (pandas) read from a typed Parquet file is the
+    text the index holds: the hand-written canonical text of the reference CSV."""
+    import pyarrow.csv as pcsv
+
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.lake.text_frame import present_text
+    from lakeindex.suggestions.pattern_rules import sample_columns
+
+    lake, ref = lakes
+    typed = ["qty", "price", "day", "seen_at"]
+    expected = pcsv.read_csv(ref / "file_0.csv", convert_options=pcsv.ConvertOptions(
+        column_types={c: pa.string() for c in typed})).select(typed).to_pydict()
+    got = sample_columns(read_dataset(spark, str(lake / "file_0.parquet")), typed, rows=40, n=1000)
+    assert {c: sorted(v) for c, v in got.items()} == {c: sorted(v) for c, v in expected.items()}
+    frame = pq.read_table(lake / "file_0.parquet").to_pandas()
+    assert {c: present_text(frame, c) for c in typed} == expected
+
+
+def test_a_lake_of_unreadable_files_is_bad_input_and_publishes_nothing(spark, tmp_path):
+    from lakeindex.index.build_options import BuildError
+    from lakeindex.index.store import current_version
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    (lake / "a.csv").write_bytes(b"\x00\x01\x02PK\x03\x04" * 100)
+    (lake / "b.parquet").write_bytes(b"PAR1 not really")
+    with pytest.raises(BuildError, match="no readable table") as err:
+        job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
+    assert "a.csv: binary data (NUL bytes), not csv text" in str(err.value)
+    assert "b.parquet: unreadable parquet" in str(err.value)
+    assert current_version(tmp_path / "ix") is None

@@ -74,10 +74,13 @@ def cmd_tag(args: argparse.Namespace) -> int:
     jsonl = getattr(args, "jsonl", None)
     if jsonl and not Path(jsonl).resolve().parent.is_dir():
         raise UsageError(f"--jsonl {jsonl}: directory {Path(jsonl).resolve().parent} does not exist")
+    if args.lake is None and not args.table and not args.tables:
+        raise UsageError("name a lake directory (LAKE) or catalog tables (--table db.name, --tables 'db.*')")
     spark = session_from_args(args, "lakeindex-tag")
     with Progress(spark, enabled=not args.quiet) as prog:
-        prog.say(f"tagging the columns of {args.lake} against {args.index}")
-        out = tag_lake(spark, args.lake, args.index, args.sample, args.fnr, args.m)
+        prog.say(f"tagging the columns of {args.lake or 'the catalog tables'} against {args.index}")
+        out = tag_lake(spark, args.lake, args.index, args.sample, args.fnr, args.m, tables=args.table,
+                       table_patterns=args.tables)
         prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns, "
                  f"named the domain of {out['columns_named']}")
     if jsonl:
@@ -113,7 +116,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     """Add ``tag``, ``infer`` and ``validate``."""
     tg = sub.add_parser("tag", help="auto-tag every column of a lake with its pattern and domain name (uuid, "
                                     "ipv4, email, ...) and group columns by domain (Spark)")
-    tg.add_argument("lake", help="lake directory or URI (every table in it is tagged)")
+    tg.add_argument("lake", nargs="?", default=None,
+                    help="lake directory or URI (every table in it is tagged); optional with --table/--tables")
+    tg.add_argument("--table", action="append", default=[], metavar="DB.NAME",
+                    help="a table of Spark's catalog, read from its location (repeatable)")
+    tg.add_argument("--tables", action="append", default=[], metavar="'DB.GLOB'",
+                    help="the catalog tables matching a glob, e.g. 'sales.*' (repeatable)")
     tg.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
     tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")

@@ -27,7 +27,7 @@ import shutil
 import time
 import uuid
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -43,7 +43,16 @@ from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, sc
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_split_ssts
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
-from lakeindex.lake.tables import DELTA, FILE, ICEBERG, LakeTable, TableListing, file_contents, list_tables
+from lakeindex.lake.tables import (
+    DELTA,
+    FILE,
+    ICEBERG,
+    LakeTable,
+    TableListing,
+    file_contents,
+    list_tables,
+    previous_state,
+)
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.progress import Progress
 from lakeindex.shuffle_sizing import sized_shuffles
@@ -143,59 +152,44 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
 
 
 class FullBuildNeeded(Exception):
-    """An incremental build that cannot stay exact by adding tables; the message says why."""
+    """An incremental build that cannot stay exact; the message says why."""
 
 
-def _new_tables(tables: list[LakeTable], known: dict[str, dict], lake: str | None) -> list[LakeTable]:
-    """The tables an incremental build scans: those not in ``known`` (the index's tables, each with the
-    ``lake`` it came from). A changed table, or one of this lake that is gone, cannot be taken out of the
-    index's sums: that raises :class:`FullBuildNeeded`."""
-    if any("fingerprint" not in t for t in known.values()):
-        raise FullBuildNeeded("the index lists files, not tables (built by an older lakeindex)")
-    changed = [f"{t.name} ({known[t.name]['fingerprint']} -> {t.fingerprint})" for t in tables
-               if t.name in known and known[t.name]["fingerprint"] != t.fingerprint]
-    if changed:
-        raise FullBuildNeeded(f"{len(changed)} table(s) changed since indexed: {', '.join(changed[:5])}")
-    present = {t.name for t in tables}
-    gone = sorted(n for n, t in known.items() if t.get("lake") == lake and n not in present)
-    if gone:
-        raise FullBuildNeeded(f"{len(gone)} table(s) gone from the lake: {', '.join(gone[:5])}")
-    return [t for t in tables if t.name not in known]
-
-
-def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
-                  min_coverage: int = 2, known: dict[str, dict] | None = None,
-                  progress: bool = True, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
-    """Scan the lake and the catalog's ``tables`` and tables matching ``table_patterns`` (or only tables
-    not in ``known``) and publish a new version of ``out``.
-
-    Returns the new version's metadata, or, when no table outside ``known`` is left, only
-    ``{"new_tables": 0, "skipped_files": [...]}`` and publishes nothing.
-    """
-    t0 = time.time()
-    if min_coverage < 1:
-        raise BuildError("--min-coverage must be >= 1")
+def lake_tables(spark: SparkSession, lake: str | None, tables: Sequence[str], table_patterns: Sequence[str],
+                say: Callable[[str], None]) -> tuple[str, TableListing]:
+    """The lake's root URI ("" without a lake) and its tables with the catalog's named ones, and what was
+    skipped; a catalog table whose location is a table of the lake is indexed once."""
     if lake is None and not tables and not table_patterns:
         raise BuildError("name a lake directory or catalog tables (--table db.name, --tables 'db.*')")
     root = lake_uri(lake, here=not is_connect(spark)) if lake is not None else ""
+    found = list_tables(spark, root, say) if lake is not None else TableListing()
+    if tables or table_patterns:
+        say("resolving catalog tables")
+        from_catalog = catalog_tables(spark, list(tables), list(table_patterns))
+        in_lake = {t.location.rstrip("/"): t.name for t in found.tables}
+        twice = [t for t in from_catalog.tables if t.location.rstrip("/") in in_lake]
+        found = TableListing(found.tables + [t for t in from_catalog.tables if t not in twice],
+                             found.skipped + from_catalog.skipped
+                             + [{"file": t.name, "reason": f"the lake's table {in_lake[t.location.rstrip('/')]}: "
+                                                          "indexed once"} for t in twice])
+    return root, found
+
+
+def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
+                  min_coverage: int = 2, progress: bool = True, tables: Sequence[str] = (),
+                  table_patterns: Sequence[str] = (), listing: TableListing | None = None) -> dict:
+    """Scan the lake and the catalog's ``tables`` and tables matching ``table_patterns`` (or exactly the
+    tables of ``listing``, a part of the lake: an incremental build's) and publish a new version of ``out``."""
+    t0 = time.time()
+    if min_coverage < 1:
+        raise BuildError("--min-coverage must be >= 1")
     prog = Progress(spark, enabled=progress)
     with prog, contextlib.ExitStack() as sized:
-        found = list_tables(spark, root, prog.say) if lake is not None else TableListing()
-        if tables or table_patterns:
-            prog.say("resolving catalog tables")
-            from_catalog = catalog_tables(spark, list(tables), list(table_patterns))
-            in_lake = {t.location.rstrip("/"): t.name for t in found.tables}
-            twice = [t for t in from_catalog.tables if t.location.rstrip("/") in in_lake]
-            found = TableListing(found.tables + [t for t in from_catalog.tables if t not in twice],
-                                 found.skipped + from_catalog.skipped
-                                 + [{"file": t.name, "reason": f"the lake's table {in_lake[t.location.rstrip('/')]}: "
-                                                              "indexed once"} for t in twice])
-        candidates, skipped = found.tables, found.skipped
-        if known is not None:
-            candidates = _new_tables(candidates, known, root or None)
-            if not candidates:
-                prog.say("no new tables to index")
-                return {"new_tables": 0, "skipped_files": skipped}
+        if listing is None:
+            root, found = lake_tables(spark, lake, tables, table_patterns, prog.say)
+        else:
+            root, found = (lake_uri(lake, here=not is_connect(spark)) if lake is not None else ""), listing
+        candidates, skipped = found.tables, list(found.skipped)
         if not candidates:
             raise BuildError(f"{'lake ' + lake if lake else 'the catalog'} has no readable table (.csv/.tsv/.parquet/"
                              ".jsonl files, Delta or Iceberg tables)" + _reasons(skipped))
@@ -210,6 +204,10 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
             seen = {s["table"] for s in stats}
             skipped += [{"file": t.name, "reason": "none of its data files could be read"}
                         for t in candidates if t.name not in seen and t.format != FILE]
+            if listing is None and not any(not s["skipped"] for s in stats):  # nothing to publish but an empty index
+                reasons = skipped + [{"file": s["table"], "reason": s["skipped"]} for s in stats if s["skipped"]]
+                raise BuildError(f"{'lake ' + lake if lake else 'the catalog'} has no readable table"
+                                 + _reasons(sorted(reasons, key=lambda d: d["file"])))
             prog.say("aggregating patterns and writing SST files")
             spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "10000")
             # every pattern, the floor applied in the SST writer: those under it are the version's tail
@@ -233,7 +231,8 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
                 done = [t for t in candidates if t.name in scanned_ok]
                 meta["tables_by_format"] = dict(sorted(Counter(t.format for t in done).items()))
                 meta["files_scanned"] = sum(len(t.files) for t in done)
-                tables = [t.record(root) for t in done]
+                digests = {s["table"]: s.get("digest") for s in stats if not s["skipped"]}
+                tables = [{**t.record(), "digest": digests[t.name]} for t in done]
                 meta["build_seconds"] = round(time.time() - t0, 3)
                 prog.say("publishing")
                 builder.publish(meta, tables, keeps_tail=True)
@@ -273,12 +272,16 @@ def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
 def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits | None = None,
                 min_coverage: int = 2, incremental: bool = False, progress: bool = True,
                 tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
-    """Build (or, with ``incremental``, extend) the index at ``out``; return its metadata.
+    """Build (or, with ``incremental``, bring up to date) the index at ``out``; return its metadata.
 
-    An incremental build indexes only the tables not yet in ``out`` into a delta and adds it to the
-    index and its tail (the patterns under the floor), so the result equals a full build. When that
-    cannot hold (a table changed or is gone, or the index keeps no tail) it runs a full build and says
-    why in ``incremental.full_build``. It requires an index built with the same limits.
+    An incremental build scans only what changed: new tables, and the tables whose version (Delta,
+    Iceberg) or files (directory tables) changed, into a delta that is added to the index and its tail
+    (the patterns under the floor); the old state of a changed table (a Delta version or Iceberg snapshot
+    still kept, a directory table whose indexed files are all still there) is read again and taken out.
+    The result equals a full build. Where that cannot be done exactly (a table gone from the lake, an old
+    state no longer on disk, a table whose re-read contribution differs from the recorded one, an index
+    without its tail) it runs a full build and says why in ``incremental.full_build``. It requires the
+    same limits.
     """
     limits = limits or EnumerationLimits()
 
@@ -295,22 +298,71 @@ def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: 
     if old_limits != limits:
         raise BuildError(f"index {out} was built with other limits; an incremental build must use the same "
                          f"(or run a full build): {'; '.join(limit_differences(old_limits, limits))}")
-    if not exact:
-        return {**full(), "incremental": {"full_build": "the index keeps no patterns under its coverage floor "
-                                                        "(built by an older lakeindex)"}}
-    delta = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
     try:
-        try:
-            # the delta keeps every pattern, so the merge adds exact sums; the floor applies after
-            delta_meta = build_version(spark, lake, delta, limits, 1, known=known, progress=progress,
-                                       tables=tables, table_patterns=table_patterns)
-        except FullBuildNeeded as why:
-            return {**full(), "incremental": {"full_build": str(why)}}
-        if delta_meta.get("new_tables") == 0:
-            merged = read_meta(out)
-        else:
-            merged = merge_indexes([out, delta], out, min_coverage=min_coverage)
-        return {**merged, "incremental": {"new_tables": delta_meta.get("tables_scanned", 0),
-                                          "skipped_files": delta_meta["skipped_files"]}}
+        if not exact:
+            raise FullBuildNeeded("the index keeps no patterns under its coverage floor (built by an older "
+                                  "lakeindex)")
+        say = Progress(spark, enabled=progress).say
+        root, found = lake_tables(spark, lake, tables, table_patterns, say)
+        plus, minus = _changes(found.tables, known, root or None)
+        if not plus and not minus:
+            say("no table changed since the index was built")
+            return {**read_meta(out), "incremental": {"new_tables": 0, "changed_tables": 0,
+                                                      "skipped_files": found.skipped}}
+        say(f"{len(plus)} new or changed table(s), {len(minus)} old state(s) to take out")
+        return _add_changes(spark, lake, out, limits, min_coverage, progress, known, plus, minus, found)
+    except FullBuildNeeded as why:
+        return {**full(), "incremental": {"full_build": str(why)}}
+
+
+def _changes(current: list[LakeTable], known: dict[str, dict],
+             lake: str | None) -> tuple[list[LakeTable], list[LakeTable]]:
+    """The tables to add (new, or changed: their current state) and the old states to take out (of the
+    changed tables); a table of the lake that is gone needs a full build."""
+    if any("fingerprint" not in t or "digest" not in t for t in known.values()):
+        raise FullBuildNeeded("the index lists files, or tables without their contribution (built by an older "
+                              "lakeindex)")
+    plus = [t for t in current if t.name not in known or known[t.name]["fingerprint"] != t.fingerprint]
+    present = {t.name for t in current}
+    leaving = [t.name for t in plus if t.name in known]
+    leaving += sorted(n for n, t in known.items() if t.get("lake") == lake and n not in present)
+    minus = []
+    for name in leaving:
+        old = previous_state(known[name])
+        if old is None and name not in present:
+            raise FullBuildNeeded(f"table {name} is gone from the lake, and the state it was indexed in with it")
+        if old is None:
+            raise FullBuildNeeded(f"the indexed state of table {name} ({known[name]['fingerprint']}) is no longer "
+                                  "on disk")
+        minus.append(old)
+    return plus, minus
+
+
+def _add_changes(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
+                 min_coverage: int, progress: bool, known: dict[str, dict], plus: list[LakeTable],
+                 minus: list[LakeTable], found: TableListing) -> dict:
+    """Scan ``plus`` and ``minus`` into deltas (floor 1: every pattern kept) and add ``plus`` to the index
+    and take ``minus`` out of it, once each old state's re-read contribution matches the recorded one."""
+    base = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
+    try:
+        added = removed = None
+        if plus:
+            build_version(spark, lake, base / "plus", limits, 1, progress=progress,
+                          listing=TableListing(plus, found.skipped))
+            added = base / "plus"
+        if minus:
+            build_version(spark, lake, base / "minus", limits, 1, progress=progress, listing=TableListing(minus))
+            with IndexReader(base / "minus") as r:
+                again = {t["table"]: t.get("digest") for t in r.tables()}
+            differ = [t.name for t in minus if again.get(t.name) != known[t.name]["digest"]]
+            if differ:
+                raise FullBuildNeeded(f"table {differ[0]} read again does not give what the index recorded (the "
+                                      "index was built by other code, or its files changed in place)")
+            removed = base / "minus"
+        merged = merge_indexes([out] + ([added] if added else []), out, min_coverage=min_coverage,
+                               subtract=[removed] if removed else [])
+        new = sum(1 for t in plus if t.name not in known)
+        return {**merged, "incremental": {"new_tables": new, "changed_tables": len(plus) - new,
+                                          "skipped_files": found.skipped}}
     finally:
-        shutil.rmtree(delta, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)

@@ -88,6 +88,7 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     stats = _file_stats(table, len(data), read)
     if read.skipped:
         return stats
+    tally = [0, 0]
     for _, arr in read.columns:
         stats["columns"] += 1
         stats["cells"] += read.rows
@@ -95,9 +96,10 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
             arr, limits.tau, MAX_WINDOWED_VALUES if limits.window_edge else 0)
         if not values and not wide and not wvalues:
             continue
-        cp = add_column(acc, values, counts, limits, wide, wvalues, wcounts)
+        cp = add_column(acc, values, counts, limits, wide, wvalues, wcounts, tally)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
+    stats["digest"] = digest(tally)
     return stats
 
 
@@ -133,34 +135,49 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition]], lim
             merged.setdefault(name, MergedColumn()).add(*column_values(arr, limits.tau, keep_wide), read.rows)
     if not stats["files"]:
         return skipped
+    tally = [0, 0]
     for col in merged.values():
         stats["columns"] += 1
         stats["cells"] += stats["rows"]  # a file without the column holds nulls there
         if not col.narrow and not col.wide_listed and not col.wide_unlisted:
             continue
         wide_values, wide_counts, unlisted = col.wide_given()
-        cp = add_column(acc, list(col.narrow), list(col.narrow.values()), limits, unlisted, wide_values, wide_counts)
+        cp = add_column(acc, list(col.narrow), list(col.narrow.values()), limits, unlisted, wide_values, wide_counts,
+                        tally)
         stats["values"] += cp.total
         stats["wide_values"] += cp.wide
+    stats["digest"] = digest(tally)
     return [stats, *skipped]
 
 
 def add_column(acc: dict[str, list[int]], values: list[str], counts: list[int] | None,
                limits: EnumerationLimits, wide: int = 0, wide_values: list[str] | None = None,
-               wide_counts: list[int] | None = None) -> ColumnPatterns:
-    """Add one column's Imp_D(p) units and coverage to the accumulator ``acc``."""
+               wide_counts: list[int] | None = None, tally: list[int] | None = None) -> ColumnPatterns:
+    """Add one column's Imp_D(p) units and coverage to the accumulator ``acc``; ``tally`` (patterns,
+    impurity units) adds up what the column contributed (a table's contribution check, :func:`digest`)."""
     cp = column_patterns(values, counts, limits, wide=wide, wide_values=wide_values, wide_weights=wide_counts)
     total = cp.total
     get = acc.get
+    units = 0
     for p, c in cp.counts.items():
         imp = impurity_units(total, c)
+        units += imp
         a = get(p)
         if a is None:
             acc[p] = [imp, 1]
         else:
             a[0] += imp
             a[1] += 1
+    if tally is not None:
+        tally[0] += len(cp.counts)
+        tally[1] += units
     return cp
+
+
+def digest(tally: list[int]) -> str:
+    """A table's contribution to the index in brief (patterns added, impurity units added): an incremental
+    build that takes a table's old state out of the index checks that re-reading it gives the same."""
+    return f"{tally[0]}:{tally[1]}"
 
 
 def _pattern_batch(acc: dict[str, list[int]]) -> pa.RecordBatch:

@@ -49,6 +49,9 @@ def read_table(path: str, data: bytes) -> TableRead:
     if not data:
         out.skipped = "empty file"
         return out
+    if fmt != "parquet" and b"\x00" in data[:8192]:
+        out.skipped = f"binary data (NUL bytes), not {fmt} text"
+        return out
     try:
         if fmt in ("csv", "tsv"):
             table = _read_delimited(_decoded(data, out), "," if fmt == "csv" else "\t", out)

@@ -97,11 +97,15 @@ class LakeTable:
             h.update(f"{f.path}\0{f.length}\0{f.mtime}\n".encode())
         return f"{self.format}:{h.hexdigest()[:16]}"
 
-    def record(self, root: str) -> dict:
-        """The table as the index's ``tables.jsonl`` lists it."""
-        return {"table": self.name, "format": self.format, "fingerprint": self.fingerprint,
-                "version": self.version, "files": len(self.files), "bytes": self.bytes,
-                "partition_columns": list(self.partition_columns)}
+    def record(self) -> dict:
+        """The table as the index's ``tables.jsonl`` lists it; a file or directory table with its files,
+        so that an incremental build can read its old state again (:func:`previous_state`)."""
+        out = {"table": self.name, "format": self.format, "fingerprint": self.fingerprint,
+               "version": self.version, "files": len(self.files), "bytes": self.bytes,
+               "partition_columns": list(self.partition_columns), "location": self.location}
+        if self.version is None:
+            out["file_list"] = [[f.path, f.length, f.mtime] for f in self.files]
+        return out
 
 
 @dataclass
@@ -173,14 +177,15 @@ def _text(value: object) -> str | None:
     return render_scalar(value)
 
 
-def delta_table(location: str, name: str) -> LakeTable:
-    """The live snapshot of the Delta table at ``location`` (a URI), resolved by delta-rs."""
+def delta_table(location: str, name: str, version: int | None = None) -> LakeTable:
+    """The live snapshot of the Delta table at ``location`` (a URI), resolved by delta-rs (at ``version``:
+    that version's snapshot, while its files are kept)."""
     try:
         from deltalake import DeltaTable
     except ImportError as exc:  # pragma: no cover - a dependency of the package
         raise TableError(f"{name}: a Delta table, and the deltalake package is not installed") from exc
     try:
-        dt = DeltaTable(_local(location))
+        dt = DeltaTable(_local(location), version=version)
         partition_columns = tuple(dt.metadata().partition_columns)
         schema = _arrow_schema(dt.schema().to_arrow())
         actions = dt.get_add_actions(flatten=True)
@@ -230,9 +235,10 @@ def current_metadata(files: list[str]) -> str | None:
     return best
 
 
-def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str | None = None) -> LakeTable:
-    """The current snapshot of the Iceberg table at ``location``, planned by pyiceberg from its current
-    metadata file (``hint``: the contents of ``version-hint.text``, if any)."""
+def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str | None = None,
+                  snapshot_id: int | None = None) -> LakeTable:
+    """The current snapshot of the Iceberg table at ``location`` (or the snapshot ``snapshot_id``, while it is
+    kept), planned by pyiceberg from its current metadata file (``hint``: ``version-hint.text``, if any)."""
     try:
         from pyiceberg.table import StaticTable
     except ImportError as exc:  # pragma: no cover - a dependency of the package
@@ -245,10 +251,10 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
         raise TableError(f"{name}: no metadata/*.metadata.json file")
     try:
         table = StaticTable.from_metadata(_local(chosen))
-        snapshot = table.current_snapshot()
+        snapshot = table.current_snapshot() if snapshot_id is None else table.snapshot_by_id(snapshot_id)
         if snapshot is None:
-            raise TableError(f"{name}: Iceberg table with no snapshot (no data yet)")
-        tasks = list(table.scan().plan_files())
+            raise TableError(f"{name}: Iceberg table with no snapshot{f' {snapshot_id}' if snapshot_id else ''}")
+        tasks = list(table.scan(snapshot_id=snapshot.snapshot_id).plan_files())
         partition_columns = tuple(table.schema().find_column_name(f.source_id)
                                   for f in table.spec().fields if str(f.transform) == "identity")
     except TableError:
@@ -408,3 +414,36 @@ def format_table(path: str) -> LakeTable | None:
             return iceberg_table(uri, name, ["file:" + m for m in metadata], text)
         return None
     return delta_table(uri, name) if _is_delta(uri) else None
+
+
+def previous_state(record: dict) -> LakeTable | None:
+    """A table as an index recorded it (its ``tables.jsonl`` line), read again: a Delta version or an
+    Iceberg snapshot through its library, a file or directory table from its recorded files. None when
+    that state is no longer on disk (files changed or gone, a version vacuumed, a store other than the
+    local disk, where it is not checked)."""
+    fmt, location, name = record.get("format"), record.get("location") or "", record["table"]
+    if not location.startswith("file:"):
+        return None
+    try:
+        if fmt == DELTA:
+            table = delta_table(location, name, int(record["version"]))
+        elif fmt == ICEBERG:
+            metadata = iceberg_metadata(_local(location))
+            table = iceberg_table(location, name, ["file:" + m for m in metadata], None, int(record["version"]))
+        elif fmt in (FILE, DIRECTORY) and "file_list" in record:
+            prefix = location if fmt == DIRECTORY else ""
+            files = tuple(TableFile(p, n, t, partition_values(relative_table(p, prefix)) if prefix else ())
+                          for p, n, t in record["file_list"])
+            table = LakeTable(name, fmt, files, tuple(record.get("partition_columns") or ()), None, location)
+        else:
+            return None
+    except (TableError, ValueError, KeyError):
+        return None
+    for f in table.files:
+        try:
+            st = os.stat(_local(f.path))
+        except OSError:
+            return None
+        if st.st_size != f.length or (table.version is None and int(st.st_mtime * 1000) != f.mtime):
+            return None
+    return table

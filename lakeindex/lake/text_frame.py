@@ -82,7 +82,16 @@ def _objects(values: list[Any]) -> np.ndarray:
 
 
 def present_text(frame: Any, column: str) -> list[str]:
-    """The non-null values of ``frame[column]`` as text, in order (a TextFrame or a pandas frame)."""
+    """The non-null values of ``frame[column]`` as text, in order (a TextFrame, or a pandas frame whose typed
+    columns get their canonical text, :mod:`lakeindex.lake.rendering`, as the index build gives them)."""
     if isinstance(frame, TextFrame):
         return [v for v in frame[column].tolist() if v is not None]
-    return frame[column].dropna().astype(str).tolist()
+    import pyarrow as pa
+
+    from lakeindex.lake.rendering import NotRenderable, render
+
+    values = frame[column].dropna()
+    try:
+        return render(pa.array(values, from_pandas=True)).to_pylist()
+    except (NotRenderable, pa.ArrowInvalid, pa.ArrowTypeError):  # mixed or nested objects: as pandas writes them
+        return values.astype(str).tolist()

@@ -38,19 +38,24 @@ def text_columns(profile: DatasetProfile) -> list[str]:
 
 
 def sample_columns(df: DataFrame, columns: list[str], rows: int, n: int = SAMPLE_VALUES) -> dict[str, list[str]]:
-    """Up to ``n`` non-null values of each column as text, from one bounded Spark job (a seeded row sample
-    of about 3n rows when the data has more, so the values are not just the first file's)."""
+    """Up to ``n`` non-null values of each column as text (typed values in their canonical text), from one
+    bounded Spark job (a seeded row sample of about 3n rows when the data has more, so the values are not
+    just the first file's); a nested column has none."""
     if not columns:
         return {}
-    picked = df.select(*[col(c).cast("string").alias(f"c{i}") for i, c in enumerate(columns)])
+    from lakeindex.lake.rendering import NotRenderable, render
+
+    picked = df.select(*[col(c).alias(f"c{i}") for i, c in enumerate(columns)])
     if rows > 3 * n:
         picked = picked.sample(fraction=min(1.0, 3.0 * n / rows), seed=17)
-    out: dict[str, list[str]] = {c: [] for c in columns}
-    for row in picked.limit(3 * n).collect():  # at most 3n rows of the chosen columns reach the driver
-        for i, c in enumerate(columns):
-            v = row[i]
-            if v is not None and v != "" and len(out[c]) < n:
-                out[c].append(v)
+    table = picked.limit(3 * n).toArrow()  # at most 3n rows of the chosen columns reach the driver
+    out: dict[str, list[str]] = {}
+    for i, c in enumerate(columns):
+        try:  # typed values get the canonical text the index build gives them
+            text = render(table.column(f"c{i}")).to_pylist()
+        except NotRenderable:
+            text = []
+        out[c] = [v for v in text if v is not None and v != ""][:n]
     return out
 
 

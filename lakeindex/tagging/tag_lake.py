@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
 
@@ -30,6 +30,7 @@ import pyarrow as pa
 from pyspark.sql import SparkSession, Window
 from pyspark.sql import functions as F
 
+from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import lake_uri, relative_table
 from lakeindex.lake.readers import read_table, with_partition
 from lakeindex.lake.tables import file_contents, list_tables
@@ -102,8 +103,8 @@ def _tag_groups(batches, index: str, fnr: float, m: int | None):  # noqa: ANN001
         yield pa.RecordBatch.from_pydict(rows, schema=schema)
 
 
-def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr: float = 0.05,
-             m: int | None = None) -> dict:
+def tag_lake(spark: SparkSession, lake: str | None, index: str, sample: int = 1000, fnr: float = 0.05,
+             m: int | None = None, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
     """Tag all columns; return per-column tags and domains, the pattern groups (``domains``: tags shared by
     several columns) and the named-domain groups (``by_domain``)."""
     from lakeindex.index.store import read_meta
@@ -112,13 +113,15 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
     if sample < 1:
         raise ValueError("--sample must be >= 1")
     meta = read_meta(index)
-    root = lake_uri(lake, here=not is_connect(spark))
-    tables = list_tables(spark, root).tables
-    quotas = {t.name: max(1, math.ceil(sample / len(t.files))) for t in tables}
+    root = lake_uri(lake, here=not is_connect(spark)) if lake is not None else ""
+    listed = list_tables(spark, root).tables if lake is not None else []
+    if tables or table_patterns:
+        listed += catalog_tables(spark, list(tables), list(table_patterns)).tables
+    quotas = {t.name: max(1, math.ceil(sample / len(t.files))) for t in listed}
     rows = []
-    if tables:
+    if listed:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
-        files = file_contents(spark, root, tables)
+        files = file_contents(spark, root, listed)
         samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample),
                                    SAMPLE_SCHEMA)
         first = Window.partitionBy("tbl", "col").orderBy("pos", "file")
@@ -140,7 +143,7 @@ def tag_lake(spark: SparkSession, lake: str, index: str, sample: int = 1000, fnr
             domains.setdefault(c["tag"], []).append(f"{c['table']}:{c['column']}")
         if c["domain"]:
             named.setdefault(c["domain"], []).append(c)
-    return {"index_version": meta["version"], "lake": root, "tables": len(tables),
+    return {"index_version": meta["version"], "lake": root or None, "tables": len(listed),
             "columns_tagged": sum(1 for c in columns if c["tag"]),
             "columns_named": sum(1 for c in columns if c["domain"]),
             "columns": columns,
