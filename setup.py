@@ -2,7 +2,7 @@
 
 ``LAKEINDEX_COMPILE=1 pip install .`` compiles the modules below with mypyc (from mypy, fetched into the
 build environment; a C compiler must be present) into extension modules that import in place of their
-sources: wide fits a quarter faster, cold ones a third (BENCHMARKS.md, issue 10). Meant for service
+sources: wide fits a quarter faster, cold ones a third (BENCHMARKS.md). Meant for service
 deployments (a regular install: an editable one would keep running the compiled code after its sources
 are edited). Spark executors import the shipped ``.py`` sources either way (``lakeindex.executor_code``).
 """
@@ -13,6 +13,7 @@ from setuptools import setup
 
 COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query columns, lists and records),
     # and the pattern language, templates and index values it calls
+    "lakeindex/caches.py",
     "lakeindex/fmdv/alignment.py",
     "lakeindex/fmdv/column.py",
     "lakeindex/fmdv/horizontal.py",
@@ -28,7 +29,6 @@ COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query
     "lakeindex/patterns/hierarchy.py",
     "lakeindex/patterns/pattern.py",
     "lakeindex/patterns/sampling.py",
-    "lakeindex/patterns/template_cache.py",
     "lakeindex/patterns/templates.py",
     "lakeindex/patterns/tokens.py",
 ]

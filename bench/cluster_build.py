@@ -17,7 +17,7 @@ What it checks and measures, on one lake (default ``sample_lake/tables``):
    --conf spark.pyspark.python=<executor venv> --py-files DIR/lakeindex-0.1.0.zip indexer_jobs/build_index.py
    LAKE --out OUT`` with ``LAKEINDEX_SHIP_CODE=0`` (so only ``--py-files`` ships the code). Then
    ``lakeindex index build LAKE --out OUT --master spark://…`` with ``PYSPARK_PYTHON=<executor venv>`` and no
-   ``--py-files``: the library ships its own zip (``lakeindex.executor_code.ship_code``). And the failure the
+   ``--py-files``: the library ships its own zip (``lakeindex.spark_session.ship_code``). And the failure the
    issue reports: the same spark-submit with the wheel (``pip wheel --no-deps``) instead of the zip, reported
    as ``failed`` (not fatal if it passes).
 4. **Spark Connect**: a Connect server (``SparkConnectServer`` through spark-submit, ``local[2]``, driver memory

@@ -101,7 +101,8 @@ from lakeindex.history import (  # noqa: E402
     summarize_series,
     variants_for,
 )
-from lakeindex.history.summary import TextCache, to_numbers, to_text  # noqa: E402
+from lakeindex.history.chars import to_text  # noqa: E402
+from lakeindex.history.summary import TextCache, to_numbers  # noqa: E402
 from lakeindex.novelty import KNNNoveltyDetector, batch_features, infer_schema_kinds  # noqa: E402
 
 TEST_SEED_OFFSET = 1_000_003

@@ -1,6 +1,6 @@
 """spark-submit entry point of lake tagging: ``spark-submit indexer_jobs/tag_lake.py LAKE --index INDEX``.
 
-Argument parsing only: the command is ``lakeindex tag`` (:func:`lakeindex.fmdv.tag_lake.tag_lake`).
+Argument parsing only: the command is ``lakeindex tag`` (:func:`lakeindex.tagging.tag_lake.tag_lake`).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ their Python must import ``lakeindex``. pyspark puts only ``.zip``, ``.egg`` and
 executor's ``sys.path`` (a wheel given to ``--py-files`` is copied but never importable), so the package
 ships as a zip of its sources: ``lakeindex package --out dist`` writes it, ``spark-submit --py-files`` takes
 it, and a session the library starts against a cluster or a Spark Connect server ships it by itself
-(``ship_code``). Beside pyspark, which the Spark distribution provides, executors need only
-:data:`EXECUTOR_PACKAGES`; their version floors come from this package's own metadata (one place:
-``pyproject.toml``).
+(:func:`lakeindex.spark_session.ship_code`, from :func:`cached_zip`). Beside pyspark, which the Spark
+distribution provides, executors need only :data:`EXECUTOR_PACKAGES`; their version floors come from this
+package's own metadata (one place: ``pyproject.toml``).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def write_package(out_dir: str | Path) -> dict[str, Any]:
             "executors_need": needs}
 
 
-def _shipped_zip() -> Path:
+def cached_zip() -> Path:
     """This installation's zip in a per-user cache, keyed by the sources' digest (rebuilt when they change)."""
     digest = hashlib.sha256()
     for path, rel in _sources():
@@ -101,29 +101,3 @@ def _shipped_zip() -> Path:
     target_dir = cache / f"code-{digest.hexdigest()[:16]}"
     target = target_dir / f"lakeindex-{lakeindex.__version__}.zip"
     return target if target.exists() else package_zip(target_dir)
-
-
-def ship_code(spark: Any) -> str | None:
-    """Make this installation's lakeindex importable by the session's executors; the zip's path, or None
-    when there is nothing to do (a local master, ``LAKEINDEX_SHIP_CODE=0``, or spark-submit already shipped a
-    lakeindex zip with ``--py-files``).
-
-    Classic sessions get it through ``SparkContext.addPyFile``, Spark Connect sessions as a Python artifact.
-    """
-    from lakeindex.spark_session import is_connect, master_name
-
-    if os.environ.get("LAKEINDEX_SHIP_CODE", "1") == "0":
-        return None
-    if is_connect(spark):
-        zpath = _shipped_zip()
-        spark.addArtifacts(str(zpath), pyfile=True)
-        return str(zpath)
-    if master_name(spark).startswith("local"):
-        return None
-    sc = spark.sparkContext
-    shipped = sc.getConf().get("spark.submit.pyFiles", "") or ""
-    if any(Path(p).name.startswith("lakeindex") and p.endswith(".zip") for p in shipped.split(",") if p):
-        return None
-    zpath = _shipped_zip()
-    sc.addPyFile(str(zpath))
-    return str(zpath)

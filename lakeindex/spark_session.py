@@ -5,7 +5,7 @@ command runs on a laptop it defaults to ``local[*]``. With ``remote`` (``--remot
 ``SPARK_REMOTE`` set, it is a Spark Connect client session instead: no JVM on this machine (so no Java
 needed), and only session-level SQL settings are sent (static ones such as the UI belong to the server).
 A session on a cluster or a Connect server gets this installation's code shipped to its executors
-(:func:`lakeindex.executor_code.ship_code`). The UI is off unless asked for.
+(:func:`ship_code`, the zip from :mod:`lakeindex.executor_code`). The UI is off unless asked for.
 
 The library never reaches for ``sparkContext`` without asking :func:`is_connect` first: :func:`master_name`
 and :func:`parallelism` answer for both kinds of session.
@@ -19,7 +19,10 @@ import os
 import shutil
 import sys
 from collections.abc import MutableMapping
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lakeindex.executor_code import cached_zip
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
@@ -103,8 +106,6 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
             raise SparkUnavailable(f"Spark could not start its JVM ({exc}). " + JAVA_ADVICE) from exc
         raise
     spark.sparkContext.setLogLevel(os.environ.get("LAKEINDEX_SPARK_LOG_LEVEL", "ERROR"))
-    from lakeindex.executor_code import ship_code
-
     ship_code(spark)
     return spark
 
@@ -138,8 +139,6 @@ def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkS
     for k, v in {**SQL_CONF, **(extra or {})}.items():
         if k.startswith("spark.sql."):  # static settings are the server's; setting them only warns
             spark.conf.set(k, v)
-    from lakeindex.executor_code import ship_code
-
     ship_code(spark)
     return spark
 
@@ -259,3 +258,27 @@ def spark_settings(conf: list[str], properties_file: str | None = None) -> dict[
             raise SessionError(f"{where}: {key!r} is not a Spark setting (Spark settings start with 'spark.')")
         settings[key] = value
     return settings
+
+
+def ship_code(spark: Any) -> str | None:
+    """Make this installation's lakeindex importable by the session's executors; the zip's path, or None
+    when there is nothing to do (a local master, ``LAKEINDEX_SHIP_CODE=0``, or spark-submit already shipped a
+    lakeindex zip with ``--py-files``).
+
+    Classic sessions get it through ``SparkContext.addPyFile``, Spark Connect sessions as a Python artifact.
+    """
+    if os.environ.get("LAKEINDEX_SHIP_CODE", "1") == "0":
+        return None
+    if is_connect(spark):
+        zpath = cached_zip()
+        spark.addArtifacts(str(zpath), pyfile=True)
+        return str(zpath)
+    if master_name(spark).startswith("local"):
+        return None
+    sc = spark.sparkContext
+    shipped = sc.getConf().get("spark.submit.pyFiles", "") or ""
+    if any(Path(p).name.startswith("lakeindex") and p.endswith(".zip") for p in shipped.split(",") if p):
+        return None
+    zpath = cached_zip()
+    sc.addPyFile(str(zpath))
+    return str(zpath)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from fastapi import HTTPException, Request
+from fastapi import HTTPException
 
 from query_service.settings import SERVE_WATCH_INTERVAL, Settings
 
@@ -46,16 +46,17 @@ class BodySizeLimit:
         await self.app(scope, counted, send)
 
 
-def check_count(request: Request, n: int, what: str) -> None:
-    limit = request.app.state.settings.max_values
+def check_count(settings: Settings, n: int, what: str) -> None:
+    """413 for more than ``max_values`` items of a kind in one request."""
+    limit = settings.max_values
     if n > limit:
         raise HTTPException(status_code=413, detail=f"{n} {what} in one request; the limit is {limit}")
 
 
-def check_values(request: Request, values: list[str]) -> None:
+def check_values(settings: Settings, values: list[str]) -> None:
     """413 for too many values, 422 naming the first value that is too long."""
-    check_count(request, len(values), "values")
-    limit = request.app.state.settings.max_value_length
+    check_count(settings, len(values), "values")
+    limit = settings.max_value_length
     for i, v in enumerate(values):
         if len(v) > limit:
             raise HTTPException(status_code=422,

@@ -1,4 +1,4 @@
-"""Request and response models of the query service (batch validation's are beside its router).
+"""Request and response models of the query service, the error payloads included.
 
 Response models of dicts the library builds are closed (``extra="forbid"``, so OpenAPI says
 ``additionalProperties: false``) unless the payload is open by design (index metadata, signal evidence).
@@ -236,3 +236,118 @@ class ReloadResponse(BaseModel):
     previous_version: str
     index_version: str
     swapped: bool
+
+
+# -- errors (query_service.responses documents which route answers which)
+
+
+class ErrorOut(BaseModel):
+    """An error the service raised: a message saying what is wrong."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    detail: str = Field(description="what is wrong, e.g. 'request body over 16777216 bytes'")
+
+
+class ValidationIssue(BaseModel):
+    """One problem FastAPI found validating the request (its own format)."""
+
+    type: str = Field(description="error type, e.g. missing, too_short, json_invalid")
+    loc: list[str | int] = Field(description="where: body, query or header, then the field path")
+    msg: str
+    input: Any = Field(None, description="the offending input")
+    ctx: dict[str, Any] | None = Field(None, description="the constraint, e.g. {'ge': 1}")
+
+
+class UnprocessableOut(BaseModel):
+    """422: the request failed validation (a list of issues) or the service refused a value (a message)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    detail: str | list[ValidationIssue]
+
+
+# -- batch validation (/v1/batches/validate)
+
+
+class BatchRequest(BaseModel):
+    dataset: str = Field(min_length=1, description="dataset name in the metrics repository")
+    batch: str = Field(min_length=1, description="batch id (must be new to the history)")
+    columns: dict[str, list[str | float | int | bool | None]] = Field(
+        min_length=1, description="column name -> values (all columns the same length; null for missing)")
+    record: bool = Field(False, description="record the batch (accepted if it passes, else flagged)")
+    delta: float = Field(0.001, gt=0, lt=1, description="AVH FPR budget per column")
+    window: int | None = Field(None, ge=3, description="learn from the last N clean batches")
+    patterns: bool = Field(True, description="also validate text columns' patterns with the service's index")
+
+
+class SignalResult(BaseModel):
+    """One signal's judgement of the batch; each signal adds its own evidence (further keys)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    signal: str = Field(description="schema, avh, novelty, patterns or checks")
+    status: Literal["passed", "failed", "skipped", "warming_up"]
+    severity: Literal["error", "warn"] = Field(description="error: a failure flags the batch; warn: it is reported")
+    reason: str | None = Field(None, description="why the signal skipped the batch (only then)")
+    would_fail: bool | None = Field(None, description="while warming up: whether the signal failed")
+    warming_up: str | None = Field(None, description="while warming up: the history it needs first")
+
+
+class BatchTiming(BaseModel):
+    """Seconds spent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    signals_s: float
+    issue_features_s: float | None = Field(
+        None, description="when the batch was recorded as accepted: the wait for its synthetic-issue features after "
+                          "the signals (they are computed while the signals run)")
+
+
+class BatchReport(BaseModel):
+    """Every signal's verdict on the batch, with evidence."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str
+    batch: str
+    verdict: Literal["passed", "flagged"]
+    failing_signals: list[str]
+    warning_signals: list[str]
+    warming_up: list[str] = Field(description="signals that need more clean history before they can flag")
+    signals: list[SignalResult]
+    rows: int | None
+    clean_history_batches: int
+    timing: BatchTiming
+    recorded_as: Literal["accepted", "flagged"] | None = Field(None, description="when record was asked for")
+
+
+# -- datasets of the metrics repository (/v1/datasets)
+
+
+class DatasetStatus(BaseModel):
+    """Where one recurring dataset stands."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    dataset: str
+    batches: int = Field(description="batches recorded in its history")
+    accepted: int
+    flagged: int
+    latest_batch: str | None
+    latest_timestamp_ms: int | None
+    latest_verdict: Literal["passed", "flagged"] | None = Field(
+        description="of the newest batch recorded by batch validation (none for batches only added)")
+    verdict_batch: str | None = Field(description="the batch that verdict is about")
+    failing_signals: list[str]
+    check_runs: int = Field(description="results of declared-check runs stored for the dataset")
+    report: str = Field(description="the dataset's report page")
+
+
+class DatasetsOut(BaseModel):
+    """Every dataset of the service's metrics repository."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    datasets: list[DatasetStatus]

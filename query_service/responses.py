@@ -10,36 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel
 
 from query_service.lanes import RETRY_AFTER_SECONDS
-
-
-class ErrorOut(BaseModel):
-    """An error the service raised: a message saying what is wrong."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    detail: str = Field(description="what is wrong, e.g. 'request body over 16777216 bytes'")
-
-
-class ValidationIssue(BaseModel):
-    """One problem FastAPI found validating the request (its own format)."""
-
-    type: str = Field(description="error type, e.g. missing, too_short, json_invalid")
-    loc: list[str | int] = Field(description="where: body, query or header, then the field path")
-    msg: str
-    input: Any = Field(None, description="the offending input")
-    ctx: dict[str, Any] | None = Field(None, description="the constraint, e.g. {'ge': 1}")
-
-
-class UnprocessableOut(BaseModel):
-    """422: the request failed validation (a list of issues) or the service refused a value (a message)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    detail: str | list[ValidationIssue]
-
+from query_service.models import ErrorOut, UnprocessableOut
 
 _ERRORS: dict[int, tuple[type[BaseModel], str]] = {
     400: (ErrorOut, "A malformed pattern (the message gives the position and the reason)."),

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.fmdv.search import SegmentSolver
 from lakeindex.index.store import IndexReader, current_version
-from lakeindex.patterns.template_cache import WeightedLRU
 
 DOMAINS_CACHED = 20_000
 

@@ -268,7 +268,7 @@ def test_equal_column_signatures_are_one_object_and_the_store_is_bounded(monkeyp
     """Columns of equal signature in separate alignments (``ab-1 ab-2`` and ``ab-7 ab-9``: constant
     ``ab``, then ``-``, then digits with no constant) share one signature object, which the solver's
     segment keys then compare by identity; a column of another signature does not. The store is emptied
-    when it would hold more than ``_SIGNATURE_PARTS`` parts, and a signature is still returned."""
+    when it would hold more than its ``max_weight`` parts, and a signature is still returned."""
     limits = EnumerationLimits()
     first = Alignment(QueryColumn.from_values(["ab-1", "ab-2"], limits).groups)
     second = Alignment(QueryColumn.from_values(["ab-7", "ab-9"], limits).groups)
@@ -277,10 +277,9 @@ def test_equal_column_signatures_are_one_object_and_the_store_is_bounded(monkeyp
         assert first.signature(c) == second.signature(c)
         assert first.signature(c) is second.signature(c)
     assert other.signature(0) != first.signature(0)
-    monkeypatch.setattr(alignment, "_SIGNATURES", {})
-    monkeypatch.setattr(alignment, "_signature_parts", 0)
-    monkeypatch.setattr(alignment, "_SIGNATURE_PARTS", 2)
+    alignment._SIGNATURES.clear()
+    monkeypatch.setattr(alignment._SIGNATURES, "max_weight", 2)
     small = Alignment(QueryColumn.from_values(["x-1", "y-2"], limits).groups)
     sigs = [small.signature(c) for c in range(3)]  # one part each: the third empties the store first
-    assert len(alignment._SIGNATURES) == 1 and alignment._signature_parts == 1
+    assert len(alignment._SIGNATURES) == 1 and alignment._SIGNATURES.weight == 1
     assert sigs[2] == Alignment(QueryColumn.from_values(["x-1", "y-2"], limits).groups).signature(2)

@@ -16,9 +16,9 @@ import pyarrow.parquet as pq
 import pytest
 
 from lakeindex.cli import main as cli_main
-from lakeindex.fmdv.domains import DOMAIN_NAMES, DOMAINS, MIN_SHARE, confidence, name_domain, pattern_symbols
 from lakeindex.lake.listing import LakeFile
 from lakeindex.lake.tables import group_files
+from lakeindex.tagging.domains import DOMAIN_NAMES, DOMAINS, MIN_SHARE, confidence, name_domain, pattern_symbols
 from tests.conftest import write_csv
 
 ROWS = 30
@@ -151,8 +151,8 @@ def make_catalog_lake(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def tagged(spark, tmp_path_factory) -> tuple[Path, Path, dict]:
-    from lakeindex.fmdv.tag_lake import tag_lake
     from lakeindex.index.build import build_index
+    from lakeindex.tagging.tag_lake import tag_lake
 
     base = tmp_path_factory.mktemp("catalog")
     lake = make_catalog_lake(base / "lake")
@@ -216,7 +216,7 @@ def test_multi_part_tables_are_one_table_whose_sample_covers_all_parts(tagged):
 
 
 def test_sample_stays_bounded_and_round_robin_over_parts(spark, tagged):
-    from lakeindex.fmdv.tag_lake import tag_lake
+    from lakeindex.tagging.tag_lake import tag_lake
 
     lake, ix, _ = tagged
     out = tag_lake(spark, str(lake), str(ix), sample=12)

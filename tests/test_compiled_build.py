@@ -73,7 +73,7 @@ import lakeindex.fmdv.infer as infer
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.index.store import IndexReader
 assert infer.__file__.endswith(".so"), infer.__file__  # the compiled module, not its source
-from lakeindex.fmdv.compiled_build import search_compiled
+from lakeindex.runtime.compiled_build import search_compiled
 assert search_compiled()  # what the service's /ready reports
 columns = json.load(open(sys.argv[2]))
 with IndexReader(sys.argv[1]) as ix:

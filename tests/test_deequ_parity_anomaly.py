@@ -24,7 +24,7 @@ from lakeindex.metrics import (
     run_analysis,
     run_on_aggregated_states,
 )
-from lakeindex.metrics.counting import java_regex_error
+from lakeindex.metrics.row_counts import java_regex_error
 from lakeindex.repository import FileSystemMetricsRepository, ResultKey
 from tests.test_metrics import error, value
 

@@ -16,9 +16,10 @@ from types import SimpleNamespace
 import pytest
 
 import lakeindex
-from lakeindex.executor_code import EXECUTOR_PACKAGES, executor_requirements, package_zip, ship_code
+from lakeindex.executor_code import EXECUTOR_PACKAGES, executor_requirements, package_zip
 from lakeindex.progress import Progress, stage_tasks
 from lakeindex.shuffle_sizing import local_input_bytes, shuffle_partitions, sized_shuffles
+from lakeindex.spark_session import ship_code
 from tests.conftest import write_csv
 
 REPO = Path(__file__).resolve().parents[1]

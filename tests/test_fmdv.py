@@ -193,7 +193,7 @@ def test_ties_between_mixed_shapes_do_not_break_sorting(index):
 
 def test_tag_is_most_restrictive_domain_pattern(index):
     from lakeindex.fmdv.search import SegmentSolver
-    from lakeindex.fmdv.tag import tag_column
+    from lakeindex.tagging.tag import tag_column
 
     solver = SegmentSolver(index)
     t = tag_column([f"ORD-{i:06d}" for i in range(40)], solver, m=10)

@@ -353,7 +353,7 @@ def test_runs_unchanged_under_spark_submit(tmp_path):
 
 
 def test_tag_lake_groups_columns_by_domain(spark, lake, tmp_path):
-    from lakeindex.fmdv.tag_lake import tag_lake
+    from lakeindex.tagging.tag_lake import tag_lake
 
     job.build_index(spark, str(lake), tmp_path / "ix", progress=False)
     out = tag_lake(spark, str(lake), str(tmp_path / "ix"), sample=100, m=2)

@@ -178,7 +178,7 @@ def test_catalog_tables_are_indexed_from_their_locations(spark, lakes, tmp_path)
         listed = {t["table"]: t for t in ix.tables()}
     assert sorted(listed) == ["lk_cat.file_0", "lk_cat.spark_1"]
     assert listed["lk_cat.file_0"]["partition_columns"] == ["country"]
-    from lakeindex.fmdv.tag_lake import tag_lake
+    from lakeindex.tagging.tag_lake import tag_lake
 
     tagged = tag_lake(spark, None, str(tmp_path / "cat"), table_patterns=["lk_cat.*"])
     assert tagged["tables"] == 2

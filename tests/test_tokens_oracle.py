@@ -63,10 +63,11 @@ def test_analyze_equals_the_direct_tokenizer(max_subruns):
 
 
 def test_caches_are_bounded(monkeypatch):
-    monkeypatch.setattr(tokens, "_CACHE_ENTRIES", 50)
+    monkeypatch.setattr(tokens._LAYOUT_CACHE, "max_weight", 50)
+    monkeypatch.setattr(tokens._WORD_CACHE, "max_weight", 50)
     for i in range(500):
         analyze(f"x{i}-{'9' * (i % 40)}")
     assert len(tokens._LAYOUT_CACHE) <= 50 and len(tokens._WORD_CACHE) <= 50
     long = "a1" * 200  # class strings longer than the cap are never cached
     analyze(long + "-" + long)
-    assert all(len(k[0]) <= tokens._CACHE_CHARS for k in tokens._LAYOUT_CACHE)
+    assert all(len(k[0]) <= tokens._CACHE_CHARS for k in tokens._LAYOUT_CACHE.data)

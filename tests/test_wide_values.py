@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns import EnumerationLimits, column_patterns, matches
 from lakeindex.patterns.enumerate import value_patterns
-from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.templates import shape_templates, template_count
 from lakeindex.patterns.tokens import analyze
 from lakeindex.patterns.windows import value_windows, window_parts

@@ -10,12 +10,11 @@ Strategies judge a plain series of values (``strategy.detect(values, (start, end
 ``strategy_from_dict`` and ``strategy.to_dict()`` let checks and JSON configs name strategies.
 """
 
+from lakeindex.anomaly.base import Anomaly, AnomalyDetectionStrategy
 from lakeindex.anomaly.detector import AnomalyDetector, DataPoint, DetectionResult
 from lakeindex.anomaly.holt_winters import HoltWintersStrategy
 from lakeindex.anomaly.strategies import (
     AbsoluteChangeStrategy,
-    Anomaly,
-    AnomalyDetectionStrategy,
     BatchNormalStrategy,
     OnlineNormalStrategy,
     RateOfChangeStrategy,

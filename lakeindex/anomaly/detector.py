@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lakeindex.anomaly.strategies import Anomaly, AnomalyDetectionStrategy
+from lakeindex.anomaly.base import Anomaly, AnomalyDetectionStrategy
 
 __all__ = ["AnomalyDetector", "DataPoint", "DetectionResult"]
 

@@ -17,7 +17,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from lakeindex.anomaly.strategies import Anomaly, AnomalyDetectionStrategy, _fmt, _prepare
+from lakeindex.anomaly.base import Anomaly, AnomalyDetectionStrategy, fmt, prepare_series
 
 __all__ = ["HoltWintersStrategy", "seasonal_period"]
 
@@ -95,7 +95,7 @@ class HoltWintersStrategy(AnomalyDetectionStrategy):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Forecast the interval from the points before it and flag the points outside the band."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         if start == end:
             return []
         history = array[:start]
@@ -105,7 +105,7 @@ class HoltWintersStrategy(AnomalyDetectionStrategy):
         for i, forecast in zip(range(start, end), forecasts, strict=True):
             value, forecast = float(array[i]), float(forecast)
             if abs(value - forecast) > threshold:
-                detail = (f"value {_fmt(value)} is outside the forecast {_fmt(forecast)} -/+ {Z_95} * residual std "
-                          f"{_fmt(std)} ([{_fmt(forecast - threshold)}, {_fmt(forecast + threshold)}])")
+                detail = (f"value {fmt(value)} is outside the forecast {fmt(forecast)} -/+ {Z_95} * residual std "
+                          f"{fmt(std)} ([{fmt(forecast - threshold)}, {fmt(forecast + threshold)}])")
                 anomalies.append(Anomaly(i, value, 1.0, detail))
         return anomalies

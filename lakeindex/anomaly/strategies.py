@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import math
 import numbers
-from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar
 
 import numpy as np
 
+from lakeindex.anomaly.base import Anomaly, AnomalyDetectionStrategy, fmt, prepare_series
+from lakeindex.anomaly.holt_winters import HoltWintersStrategy
+
 __all__ = [
     "AbsoluteChangeStrategy",
-    "Anomaly",
-    "AnomalyDetectionStrategy",
     "BatchNormalStrategy",
     "OnlineNormalStrategy",
     "RateOfChangeStrategy",
@@ -41,25 +41,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Anomaly:
-    """One anomalous point: its index in the series, its value and a human-readable reason."""
-
-    index: int
-    value: float
-    confidence: float
-    detail: str
-
-
 # --------------------------------------------------------------------------- helpers
-
-
-def _fmt(x: float) -> str:
-    """Format a number for a detail message: ``1000.0``, ``14.4``, ``1.5e-07``, ``inf``."""
-    text = f"{x:.6g}"
-    if math.isfinite(x) and not any(c in text for c in ".en"):
-        text += ".0"
-    return text
 
 
 def _as_float(name: str, value: Any, *, allow_none: bool = False, allow_inf: bool = True) -> float | None:
@@ -100,36 +82,6 @@ def _as_bool(name: str, value: Any) -> bool:
     return value
 
 
-def _prepare(values: Sequence[float], search_interval: tuple[int, int] | None) -> tuple[np.ndarray, int, int]:
-    """Check the series and the interval. Returns ``(array, start, end)`` with ``end`` clamped to the series length."""
-    try:
-        array = np.asarray(values, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"values must be a sequence of numbers: {exc}") from None
-    if array.ndim != 1:
-        raise ValueError(f"values must be one-dimensional, got shape {array.shape}")
-    bad = np.flatnonzero(~np.isfinite(array))
-    if bad.size:
-        first_bad = int(bad[0])
-        raise ValueError(f"values must be finite; index {first_bad} is {float(array[first_bad])} "
-                         "(drop missing metrics first)")
-    n = len(array)
-    if search_interval is None:
-        return array, 0, n
-    try:
-        start, end = search_interval
-    except (TypeError, ValueError):
-        raise ValueError(f"search_interval must be a (start, end) pair, got {search_interval!r}") from None
-    for name, bound in (("start", start), ("end", end)):
-        if isinstance(bound, bool) or not isinstance(bound, numbers.Integral):
-            raise ValueError(f"search_interval {name} must be an integer, got {bound!r}")
-    if start < 0:
-        raise ValueError(f"search_interval start must be >= 0, got {start}")
-    if start > end:
-        raise ValueError(f"search_interval start {start} is larger than its end {end}")
-    return array, min(int(start), n), min(int(end), n)
-
-
 def _check_rate_bounds(decrease: float | None, increase: float | None) -> None:
     """Change strategies need at least one bound, and the decrease bound must not exceed the increase bound."""
     if decrease is None and increase is None:
@@ -156,31 +108,10 @@ def _normal_detail(value: float, mean: float, std: float, lower_factor: float | 
                    lower: float, upper: float) -> str:
     """Describe why a value lies outside ``mean -/+ factor * std``."""
     if value > upper:
-        return (f"value {_fmt(value)} is above the upper bound {_fmt(upper)} "
-                f"(mean {_fmt(mean)} + {_fmt(upper_factor)} * std {_fmt(std)})")
-    return (f"value {_fmt(value)} is below the lower bound {_fmt(lower)} "
-            f"(mean {_fmt(mean)} - {_fmt(lower_factor)} * std {_fmt(std)})")
-
-
-# --------------------------------------------------------------------------- base class
-
-
-class AnomalyDetectionStrategy(ABC):
-    """Base class: detect anomalies in a series and serialize the strategy's parameters to a dict."""
-
-    type_name: ClassVar[str]
-
-    @abstractmethod
-    def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
-        """Return the anomalies whose index lies in ``[start, end)`` (default: the whole series), sorted by index."""
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-safe parameters, ``{"type": ..., <param>: ...}``. ``strategy_from_dict`` reads them back."""
-        out: dict[str, Any] = {"type": self.type_name}
-        for f in fields(self):  # type: ignore[arg-type]
-            value = getattr(self, f.name)
-            out[f.name] = None if isinstance(value, float) and math.isinf(value) else value
-        return out
+        return (f"value {fmt(value)} is above the upper bound {fmt(upper)} "
+                f"(mean {fmt(mean)} + {fmt(upper_factor)} * std {fmt(std)})")
+    return (f"value {fmt(value)} is below the lower bound {fmt(lower)} "
+            f"(mean {fmt(mean)} - {fmt(lower_factor)} * std {fmt(std)})")
 
 
 # --------------------------------------------------------------------------- threshold
@@ -212,14 +143,14 @@ class SimpleThresholdStrategy(AnomalyDetectionStrategy):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Flag every value in the interval that is below ``lower_bound`` or above ``upper_bound``."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         anomalies = []
         for i in range(start, end):
             value = float(array[i])
             if value > self.upper_bound:
-                detail = f"value {_fmt(value)} is above the upper bound {_fmt(self.upper_bound)}"
+                detail = f"value {fmt(value)} is above the upper bound {fmt(self.upper_bound)}"
             elif value < self.lower_bound:
-                detail = f"value {_fmt(value)} is below the lower bound {_fmt(self.lower_bound)}"
+                detail = f"value {fmt(value)} is below the lower bound {fmt(self.lower_bound)}"
             else:
                 continue
             anomalies.append(Anomaly(i, value, 1.0, detail))
@@ -267,7 +198,7 @@ class AbsoluteChangeStrategy(_ChangeBounds):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Flag indices ``i`` in the interval (``i >= order``) whose ``order``-th difference is out of bounds."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         first = max(start, self.order)
         if first >= end:
             return []
@@ -283,8 +214,8 @@ class AbsoluteChangeStrategy(_ChangeBounds):
                 where, bound_name, bound = "below", "maximum decrease", self.max_rate_decrease
             else:
                 continue
-            detail = (f"change {change:+.6g} (order-{self.order} difference ending at value {_fmt(float(array[i]))}) "
-                      f"is {where} the {bound_name} {_fmt(bound)}")
+            detail = (f"change {change:+.6g} (order-{self.order} difference ending at value {fmt(float(array[i]))}) "
+                      f"is {where} the {bound_name} {fmt(bound)}")
             anomalies.append(Anomaly(i, float(array[i]), 1.0, detail))
         return anomalies
 
@@ -330,7 +261,7 @@ class RelativeRateOfChangeStrategy(_ChangeBounds):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Flag indices ``i`` in the interval (``i >= order``) whose ratio to ``x[i-order]`` is out of bounds."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         first = max(start, self.order)
         if first >= end:
             return []
@@ -347,8 +278,8 @@ class RelativeRateOfChangeStrategy(_ChangeBounds):
                 where, bound_name, bound = "below", "maximum decrease", self.max_rate_decrease
             else:
                 continue
-            detail = (f"ratio {_fmt(ratio)} of value {_fmt(float(new[offset]))} to value {_fmt(float(old[offset]))} "
-                      f"{self.order} point(s) earlier is {where} the {bound_name} {_fmt(bound)}")
+            detail = (f"ratio {fmt(ratio)} of value {fmt(float(new[offset]))} to value {fmt(float(old[offset]))} "
+                      f"{self.order} point(s) earlier is {where} the {bound_name} {fmt(bound)}")
             anomalies.append(Anomaly(i, float(array[i]), 1.0, detail))
         return anomalies
 
@@ -411,7 +342,7 @@ class OnlineNormalStrategy(AnomalyDetectionStrategy):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Walk the series from index 0 with a running estimate; report the flagged points in the interval."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         skip = len(array) * self.ignore_start_percentage
         count, mean, m2 = 0, 0.0, 0.0
         anomalies = []
@@ -468,7 +399,7 @@ class BatchNormalStrategy(AnomalyDetectionStrategy):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Fit mean and std on the training set, then flag out-of-bounds points in the interval."""
-        array, start, end = _prepare(values, search_interval)
+        array, start, end = prepare_series(values, search_interval)
         if start == end:
             return []
         training = array if self.include_interval else np.concatenate([array[:start], array[end:]])
@@ -495,16 +426,9 @@ class BatchNormalStrategy(AnomalyDetectionStrategy):
 _STRATEGIES: dict[str, type[AnomalyDetectionStrategy]] = {
     cls.type_name: cls
     for cls in (SimpleThresholdStrategy, AbsoluteChangeStrategy, RelativeRateOfChangeStrategy,
-                OnlineNormalStrategy, BatchNormalStrategy)
+                OnlineNormalStrategy, BatchNormalStrategy, HoltWintersStrategy)
 }
 _ALIASES: dict[str, str] = {"RateOfChange": AbsoluteChangeStrategy.type_name}  # as in Deequ
-
-
-def _registry() -> dict[str, type[AnomalyDetectionStrategy]]:
-    """Every strategy by type name; HoltWinters lives in its own module, which imports this one."""
-    from lakeindex.anomaly.holt_winters import HoltWintersStrategy
-
-    return {**_STRATEGIES, HoltWintersStrategy.type_name: HoltWintersStrategy}
 
 
 def strategy_from_dict(config: dict[str, Any]) -> AnomalyDetectionStrategy:
@@ -518,7 +442,7 @@ def strategy_from_dict(config: dict[str, Any]) -> AnomalyDetectionStrategy:
         raise ValueError(f"a strategy config must be a dict, got {type(config).__name__}")
     params = dict(config)
     name = params.pop("type", None)
-    strategies = _registry()
+    strategies = _STRATEGIES
     valid_types = ", ".join(sorted([*strategies, *_ALIASES]))
     if not isinstance(name, str):
         raise ValueError(f"a strategy config needs a string 'type', one of: {valid_types}")

@@ -217,7 +217,7 @@ def adf_pvalue(series: Sequence[float] | np.ndarray, *, maxlag: int | None = 0, 
     Defaults to the zero-lag Dickey-Fuller regression with a constant (see the module docstring);
     ``maxlag`` is clamped to what the series length allows. That default runs on numpy alone
     (``dickey_fuller_pvalue``): statsmodels' import chain costs 1.2-2.5 s per process on a 2-core
-    machine, more than a whole ``avh check`` may take (issue 15). Augmented regressions (``maxlag`` > 0
+    machine, more than a whole ``avh check`` may take (2 s). Augmented regressions (``maxlag`` > 0
     or ``autolag``) go to statsmodels' ``adfuller``, imported on first use.
     """
     x = np.asarray(series, dtype=float)

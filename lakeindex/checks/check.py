@@ -1,4 +1,4 @@
-"""The Check builder (Deequ Table 1): chain constraints, each translated to a metric and an assertion.
+"""The Check builder (Deequ Table 1): chain constraints, each translated to a metric and an assertion; a check's result.
 
     Check("error", "orders").is_complete("id").is_unique("id").has_completeness("email", ">= 0.9")
         .is_contained_in("status", ["new", "paid"]).is_non_negative("amount").is_less_than("start", "end")
@@ -15,11 +15,12 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.checks import deequ_patterns
 from lakeindex.checks.assertion import parse_assertion
-from lakeindex.checks.constraint import AnomalyConstraint, Constraint, MetricConstraint
+from lakeindex.checks.constraint import AnomalyConstraint, Constraint, ConstraintResult, MetricConstraint
 from lakeindex.checks.row_outcome import (
     NotNullOutcome,
     PatternOutcome,
@@ -552,6 +553,19 @@ class Check:
 
     def analyzers(self) -> list[Analyzer]:
         return [a for c in self.constraints for a in c.analyzers()]
+
+
+@dataclass
+class CheckResult:
+    """One check's status and its constraints' results."""
+
+    check: Check
+    status: str
+    constraint_results: list[ConstraintResult]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"description": self.check.description, "level": self.check.level, "status": self.status,
+                "constraints": [c.to_dict() for c in self.constraint_results]}
 
 
 def _cols(column: str | Sequence[str]) -> tuple[str, ...]:

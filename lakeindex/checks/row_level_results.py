@@ -27,8 +27,7 @@ from lakeindex.sql_identifiers import col
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
 
-    from lakeindex.checks.check import Check
-    from lakeindex.checks.verification import CheckResult
+    from lakeindex.checks.check import Check, CheckResult
 
 
 @dataclass(frozen=True)

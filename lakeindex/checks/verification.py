@@ -16,8 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lakeindex.checks.check import Check
-from lakeindex.checks.constraint import FAILURE, SUCCESS, ConstraintResult, EvaluationContext
+from lakeindex.checks.check import Check, CheckResult
+from lakeindex.checks.constraint import FAILURE, SUCCESS, EvaluationContext
 from lakeindex.checks.row_level_results import RowLevelColumn, row_level_columns, row_level_results
 from lakeindex.metrics.analyzer import Analyzer
 from lakeindex.metrics.context import AnalyzerContext
@@ -31,19 +31,6 @@ if TYPE_CHECKING:
     from lakeindex.repository import FileSystemMetricsRepository, ResultKey
 
 STATUS_ORDER = {"Success": 0, "Warning": 1, "Error": 2}
-
-
-@dataclass
-class CheckResult:
-    """One check's status and its constraints' results."""
-
-    check: Check
-    status: str
-    constraint_results: list[ConstraintResult]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"description": self.check.description, "level": self.check.level, "status": self.status,
-                "constraints": [c.to_dict() for c in self.constraint_results]}
 
 
 @dataclass

@@ -31,7 +31,7 @@ __all__ = ["EXIT_BAD_INPUT", "EXIT_FLAGGED", "EXIT_INTERNAL", "EXIT_OK", "UsageE
 
 # CPython's default (700, 10, 10) runs a full collection each time the heap grew by a quarter: importing
 # numpy, pandas, pyarrow and scipy grows it to ~10^6 objects, and those collections cost 0.1-0.4 s of a
-# command that should take 2 s (issue 15). Young collections every 50,000 allocations still reclaim cycles.
+# command that should take 2 s. Young collections every 50,000 allocations still reclaim cycles.
 CONSOLE_GC_THRESHOLD = (50_000, 20, 20)
 INTERPRETER_GC_THRESHOLD = gc.get_threshold()  # as the interpreter set it: for commands that stay up (serve)
 

@@ -48,8 +48,8 @@ def cmd_index_lookup(args: argparse.Namespace) -> int:
 
 
 def cmd_index_head(args: argparse.Namespace) -> int:
-    from lakeindex.fmdv.tag import head
     from lakeindex.index.store import IndexReader
+    from lakeindex.tagging.tag import head
 
     with IndexReader(args.index) as ix:
         floor = args.min_coverage if args.min_coverage is not None else max(2, ix.meta.get("columns_scanned", 0) // 100)

@@ -67,9 +67,9 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_tag(args: argparse.Namespace) -> int:
-    from lakeindex.fmdv.tag_lake import tag_lake
     from lakeindex.progress import Progress
     from lakeindex.spark_session import session_from_args
+    from lakeindex.tagging.tag_lake import tag_lake
 
     jsonl = getattr(args, "jsonl", None)
     if jsonl and not Path(jsonl).resolve().parent.is_dir():
@@ -84,7 +84,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
         prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns, "
                  f"named the domain of {out['columns_named']}")
     if jsonl:
-        from lakeindex.fmdv.tag_lake import write_catalog_jsonl
+        from lakeindex.tagging.tag_lake import write_catalog_jsonl
 
         out["jsonl"] = {"path": str(jsonl), "lines": write_catalog_jsonl(out, jsonl)}
     emit(out, sort_keys=True)

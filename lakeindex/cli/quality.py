@@ -88,7 +88,7 @@ def _check_regexes(path: str, checks: list) -> None:
     """An invalid regular expression is a mistake in the checks file (exit 2), not a failed check."""
     from lakeindex.checks import ChecksFileError
     from lakeindex.metrics import PatternMatch
-    from lakeindex.metrics.counting import java_regex_error
+    from lakeindex.metrics.row_counts import java_regex_error
 
     for check in checks:
         for analyzer in check.analyzers():

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from lakeindex.caches import ClearWhenFull, WeightedLRU
 from lakeindex.fmdv.column import Group
 from lakeindex.fmdv.hypotheses import Alternative, column_alternatives, label_outlines
-from lakeindex.patterns.template_cache import WeightedLRU
 
 
 def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
@@ -147,16 +147,13 @@ def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
 
 
 # column signatures interned: the solver's segment keys are tuples of them, so a lookup that finds its
-# key compares them by identity instead of element by element (wide warm p50 3-6% lower compiled, 2%
-# from the sources). Emptied once they hold 100,000 parts: about 300 bytes per part (measured), so
-# about 30 MB; a pass over the wide bench's 200 columns interns 2,266 signatures of 15,014 parts
-_SIGNATURES: dict[tuple, tuple] = {}
-_SIGNATURE_PARTS = 100_000
-_signature_parts = 0
+# key compares them by identity instead of element by element. Emptied once they hold 100,000 parts
+# (about 30 MB), several times what a pass over the wide bench interns (docs/design/performance-notes.md)
+_SIGNATURES = ClearWhenFull(100_000, "fmdv.alignment.signatures")  # signature -> itself; weighed in parts
 
 # label sequences (in alignment order) -> their alignment: the coarse labels of a domain's values recur
 # across queries, so a fit of a known structure skips Needleman-Wunsch; bounded by labels held
-_ALIGNMENTS = WeightedLRU(1_000_000)
+_ALIGNMENTS = WeightedLRU(1_000_000, "fmdv.alignment.alignments")
 
 
 def align_layouts(weights: dict[tuple, int]) -> tuple[int, dict[tuple, list[int]]]:
@@ -330,8 +327,8 @@ class Alignment:
     def share_outline(self, present: list[tuple[Layout, int, int]]) -> bool:
         """The layouts' part ranges (from :meth:`present`) have an outline in common, as any template
         they share needs (``hypotheses.share_outline``), from each layout's remembered outlines. The same
-        intersection, but lazy: most such segments fail at their second layout, and listing every
-        layout's outlines first cost a quarter of the DP over the slowest wide fits' part columns."""
+        intersection, but lazy: most such segments fail at their second layout, so listing every
+        layout's outlines first would be mostly wasted."""
         common: frozenset | None = None
         for lay, i, j in present:
             outlines = lay.outlines(i, j)
@@ -371,14 +368,10 @@ class Alignment:
                 slices.setdefault(part, []).append((g.common[s0:s1], g.hexable[s0:s1]))
         parts = frozenset((part, *_agreed(sl)) for part, sl in slices.items())
         sig = (parts, decimal)
-        held = _SIGNATURES.get(sig)
+        held = _SIGNATURES.data.get(sig)
         if held is None:
-            global _signature_parts
-            if _signature_parts + len(parts) > _SIGNATURE_PARTS:
-                _SIGNATURES.clear()
-                _signature_parts = 0
-            _signature_parts += len(parts)
-            held = _SIGNATURES[sig] = sig
+            _SIGNATURES.put(sig, sig, len(parts))
+            held = sig
         self._signatures[c] = sig = held
         self._symbols[c] = len(parts) == 1 and isinstance(next(iter(parts))[0], str)
         return sig
@@ -395,8 +388,8 @@ class Alignment:
 
     def segment_bytes(self, s: int, e: int) -> int:
         """About the bytes :meth:`segment`'s signatures hold, as ``repr`` would write them out, each
-        column's counted once per alignment: a cold fit caches thousands of segment keys, and writing
-        out each key whole cost 5% of its time."""
+        column's counted once per alignment: a cold fit caches thousands of segment keys, too many to write
+        each out whole."""
         sizes = self._sig_bytes
         total = 0
         for c in range(s, e):

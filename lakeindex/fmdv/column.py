@@ -14,8 +14,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
 
 if TYPE_CHECKING:
@@ -62,8 +62,8 @@ _TO_W = bytes.maketrans(_WORD_CHARS, b"w" * len(_WORD_CHARS))
 def memo_skeleton() -> Callable[[str], str]:
     """:func:`skeleton` for many values at once: values whose words differ only in their letters and
     digits (``2024-01-02`` and ``1999-12-31``) share one regex replace. Their word characters all
-    mapped to ``w`` by a byte translation (C speed) key a memo, so a 1,000-value column costs about a
-    quarter of a replace per value (BENCHMARKS.md, session 22). A key it misses (lists of numbers of
+    mapped to ``w`` by a byte translation (C speed) key a memo, so most values of a column cost a memo
+    lookup instead of a regex replace. A key it misses (lists of numbers of
     varying widths miss on nearly every value) becomes the skeleton by collapsing its runs of ``w``
     with bytes replaces. Multi-byte characters are left as they are by the translation, as by
     :func:`skeleton`."""
@@ -74,7 +74,7 @@ def memo_skeleton() -> Callable[[str], str]:
         sk = memo.get(key)
         if sk is None:  # the key is the value with its words spelled w...w: collapse the runs
             runs = key
-            while b"ww" in runs:  # halves every run per pass, at C speed: a regex replace cost 1.5x
+            while b"ww" in runs:  # halves every run per pass, at C speed: cheaper than a regex replace
                 runs = runs.replace(b"ww", b"w")
             sk = memo[key] = runs.decode("utf-8", "surrogatepass")
         return sk
@@ -92,9 +92,8 @@ def skeletons(values: list[str]) -> list[str]:
     """:func:`skeleton` of every value, in one pass over all of them: joined by newlines, their word
     characters translated to ``w`` and the runs of ``w`` collapsed as :func:`memo_skeleton` does, but over
     one buffer, so the per-value work is C's. No run crosses a newline, which is no word character. A
-    wide fit groups its 1,000 values by skeleton: done one at a time, the profiler put a seventh of a
-    median wide fit there, and the batch lowered wide warm p50 by 3-6% (BENCHMARKS.md, issue 10).
-    Values holding a newline are done one at a time."""
+    wide fit groups its 1,000 values by skeleton, a visible share of its time when done value by value
+    (docs/design/performance-notes.md). Values holding a newline are done one at a time."""
     joined = _one_buffer(values)
     if joined is None:
         structure = memo_skeleton()
@@ -162,7 +161,7 @@ def nonempty_counts(values: Iterable[str] | Mapping[str, int]) -> Counter[str]:
 def structured_share(values: Iterable[str] | Mapping[str, int], top: int = MAX_SKELETONS) -> float:
     """Share of values whose skeleton (symbols kept, each ASCII word collapsed to ``w``) is among the ``top``
     most common: free text scores near 0, machine-generated columns near 1. Each distinct value is
-    skeletonised once (Arrow's regex replace over every value cost 2-3 ms per 1,000-value column)."""
+    skeletonised once (a regex replace over every value, repeats included, costs more)."""
     counts = nonempty_counts(values)
     n = sum(counts.values())
     if not n:
@@ -199,11 +198,10 @@ def is_structured(values: Iterable[str] | Mapping[str, int], min_share: float, t
     return sum(heapq.nlargest(top, skeletons.values())) / n >= min_share
 
 
-# shape -> layout; shapes recur across queries and sub-columns. Weighed in parts: about 95 bytes per
-# part held with its shape (measured), so at most about 95 MB. The 200 columns of the wide latency
-# bench hold 323,000 parts: at 200,000 each pass evicted the next column's shapes and refits cost
-# about a seventh more
-_LAYOUTS = WeightedLRU(1_000_000)
+# shape -> layout; shapes recur across queries and sub-columns. Weighed in parts (about 95 bytes each
+# with its shape: at most about 95 MB), and sized so that a pass over the wide bench's columns does not
+# evict the shapes the next column needs (docs/design/performance-notes.md)
+_LAYOUTS = WeightedLRU(1_000_000, "fmdv.column.layouts")
 
 
 def shape_layout(shape: tuple) -> tuple[tuple[int, ...], tuple[int, ...], tuple, str]:
@@ -269,8 +267,7 @@ class QueryColumn:
         counts = as_counts(values)  # only read: counts passed in are not copied
         empty = counts.get("", 0)
         # per shape, its group's index: a shape (a tuple of tuples) is hashed once per value, twice for its
-        # first (four times before); hex flags come with the analysis, per class string (they were tested
-        # per slot text). Both: this method 40.6 -> 27.6 ms over the part columns of 6 slow wide fits
+        # first; hex flags come with the analysis, per class string rather than per slot text
         index: dict[tuple, int] = {}
         groups: list[Group] = []
         members: list[list[Analysis]] = []  # per group, its values' analyses

@@ -86,8 +86,8 @@ def covering_candidates(col: QueryColumn, theta: float, solver: SegmentSolver, r
 
     A value conforms when it matches the pattern, the test the rule will apply: a constant-free
     pattern matches every value of a shape or none (one value is tried), except through ``<hex>``,
-    whose match depends on the letters (every value is tried). Listing every shape's P(v) instead
-    cost 160 ms on a cold 73-shape e-mail column.
+    whose match depends on the letters (every value is tried), which costs far less than listing every
+    shape's P(v) on a column of many shapes.
     """
     limits = solver.limits
     need = (1 - theta) * col.total

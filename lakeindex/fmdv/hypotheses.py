@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable, Container
 from functools import lru_cache
 
+from lakeindex.caches import register
 from lakeindex.fmdv.column import Group
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import WORD_START, escape_literal
@@ -251,3 +252,7 @@ def _walk(per_pos: list[list[Alternative]], tested: list[bool], i: int, budget: 
                 out.append(p)
             else:
                 _walk(per_pos, tested, i + step, budget - c, p, viable, out)
+
+
+register("fmdv.hypotheses.label_outlines", label_outlines.cache_clear)
+register("fmdv.hypotheses.alternatives", _alternatives.cache_clear)

@@ -32,7 +32,7 @@ summed as for any record (and as vertical cuts charge an optional block). The fl
 without the field keeps ad-hoc values out: a ``none`` among sentences that hold a comma is no record
 without its last field. So does asking those values to share a structure (:func:`skeleton`) with the
 first field of the others: ``okhttp/4.12`` is no ``Mozilla/5.0 (X11`` without its ``, like Gecko)``
-(on the 20k-column bench lake, user agents cost 5 to 24 ms more per fit without this check).
+(without the check, user-agent columns also cost more per fit: docs/design/performance-notes.md).
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
+from lakeindex.caches import ClearWhenFull
 from lakeindex.fmdv.column import as_counts
 
 _RUNS = re.compile(r"[A-Za-z0-9]+|[^A-Za-z0-9]+")
@@ -21,13 +22,10 @@ _SYMBOL_RUN = re.compile(r"[^A-Za-z0-9]+")  # what _RUNS finds between words: no
 _SYMBOLS = "|#,;:_/~\\-.=&@+?"
 MAX_CANDIDATES = 3
 # a fit splits the same values at many separators and in many forms, and columns repeat values: splits
-# are cached in a plain dict (a lookup costs a tenth of an LRU's lock and reordering: 180,000 of them in
-# the 200 fits of the wide latency bench), emptied once it holds 8 M characters (about 26 MB: 3.3 bytes
-# per character counted, measured). A pass over those 200 columns splits 5.5 M characters: at 2 M the
-# cache was emptied mid-pass and warm fits cost about 4% more (mean 15.2 -> 14.5 ms at 8 M)
-_SPLITS: dict[tuple[str, str], tuple[str, ...]] = {}
-_SPLIT_CHARS = 8_000_000
-_split_chars = 0
+# are cached in a clear-when-full dict (a lookup is far cheaper than an LRU's lock and reordering), emptied
+# once it holds 8 M characters (about 26 MB), more than a pass over the wide bench's columns splits, so
+# such a pass is not emptied midway (docs/design/performance-notes.md)
+_SPLITS = ClearWhenFull(8_000_000, "fmdv.split.splits")  # (value, sep) -> items; weighed in characters
 
 
 def split_items(value: str, sep: str) -> tuple[str, ...]:
@@ -35,15 +33,10 @@ def split_items(value: str, sep: str) -> tuple[str, ...]:
     if sep not in value:
         return (value,)
     key = (value, sep)
-    hit = _SPLITS.get(key)
+    hit = _SPLITS.data.get(key)
     if hit is None:
-        global _split_chars
         hit = tuple(_split(value, sep))
-        _split_chars += 2 * len(value) + len(sep)
-        if _split_chars > _SPLIT_CHARS:
-            _SPLITS.clear()
-            _split_chars = 2 * len(value) + len(sep)
-        _SPLITS[key] = hit
+        _SPLITS.put(key, hit, 2 * len(value) + len(sep))
     return hit
 
 
@@ -110,8 +103,8 @@ def cut_tally(counts: Mapping[str, int], sep: str) -> Counter[int]:
 
 def symbol_presence(counts: Mapping[str, int]) -> Counter[str]:
     """How many values (by count) hold each single-symbol separator, in one pass over the values."""
-    # a substring test per symbol (a C scan each) instead of hashing every character into a set: 2.5x
-    # faster on the wide bench's values; callers only read the counts, so their order does not matter
+    # a substring test per symbol (a C scan each) rather than hashing every character into a set; callers
+    # only read the counts, so their order does not matter
     present = dict.fromkeys(_SYMBOLS, 0)
     for v, w in counts.items():
         for c in _SYMBOLS:

@@ -11,14 +11,20 @@ Pattern generation (Algorithm 2): every maximal run of one class becomes one tok
 ``\\l`` letters, ``\\p`` punctuation/symbols, ``\\s`` whitespace, ``\\o`` other, so ``"98052-1202"`` →
 ``\\d\\p\\d`` and ``"$19.99"`` → ``\\p\\d\\p\\d``. The paper names only the first three classes;
 whitespace has its own token so that padding (issue type 10) changes the pattern.
+
+:func:`to_text` spells a pandas column's values as Spark casts them to strings, so both engines see one text.
 """
 
 from __future__ import annotations
 
 import re
 import unicodedata
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 OTHER, DIGIT, LETTER, PUNCT, SPACE = 0, 1, 2, 3, 4
 TOKENS = {OTHER: r"\o", DIGIT: r"\d", LETTER: r"\l", PUNCT: r"\p", SPACE: r"\s"}
@@ -112,3 +118,29 @@ def patterns(values: list[str]) -> list[str]:
 def pattern_of(value: str) -> str:
     """The Algorithm-2 pattern of one value."""
     return patterns([value])[0]
+
+
+def _text_of(v: Any) -> str:
+    if isinstance(v, str):
+        return v
+    if isinstance(v, bool | np.bool_):
+        return "true" if v else "false"
+    if isinstance(v, int | np.integer):
+        return str(int(v))
+    return str(v)
+
+
+def to_text(series: pd.Series) -> pd.Series:
+    """Values as strings (object dtype, None for nulls), spelled as Spark casts them for booleans and integers.
+
+    Floats are spelled by Python (``1e+20``; Spark writes ``1.0E20``): cast float columns to text yourself when
+    both engines must agree on them as categories.
+    """
+    import pandas as pd
+
+    null = series.isna().to_numpy()
+    out = series.to_numpy(dtype=object).copy()
+    out[null] = None
+    if pd.api.types.infer_dtype(series, skipna=True) not in ("string", "empty"):
+        out[~null] = [_text_of(v) for v in out[~null]]
+    return pd.Series(out, dtype=object)

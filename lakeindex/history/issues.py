@@ -52,7 +52,7 @@ round(p·n) items (at least one) without replacement, so magnitudes are exact. B
 Numeric-dtype columns of kind numeric come back as float64 (character-level issues spell numbers
 positionally, edit the text and parse it back; unparseable results become NaN); every other column, including
 a numeric-dtype column summarised as categorical, comes back as text (object dtype) spelled like
-``summary.to_text``, so its untouched values match the history's categories.
+``chars.to_text``, so its untouched values match the history's categories.
 """
 
 from __future__ import annotations
@@ -67,6 +67,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from lakeindex.history.batch_metrics import features
+from lakeindex.history.chars import to_text
 from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind, infer_text_kind
 from lakeindex.history.summary import (
     DEFAULT_EXACT_DISTINCT_LIMIT,
@@ -78,7 +79,6 @@ from lakeindex.history.summary import (
     summarize_numbers,
     summarize_series,
     to_numbers,
-    to_text,
 )
 from lakeindex.lake.text_frame import TextFrame
 

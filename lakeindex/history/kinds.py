@@ -24,6 +24,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.history import chars
+from lakeindex.history.chars import to_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -49,8 +50,6 @@ def kind_by_share(numbers: int, nonempty: int) -> str:
 def infer_kind(series: pd.Series) -> str:
     """``numeric`` for numeric dtypes (not booleans) and text mostly made of numbers, else ``categorical``."""
     import pandas as pd
-
-    from lakeindex.history.summary import to_text  # summary imports this module
 
     if has_numeric_dtype(series):
         return NUMERIC

@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from lakeindex.caches import ClearWhenFull
 from lakeindex.history import chars
+from lakeindex.history.chars import to_text
 from lakeindex.history.kinds import CATEGORICAL, KINDS, NUMERIC, has_numeric_dtype, infer_kind, infer_text_kind
 
 if TYPE_CHECKING:
@@ -128,32 +130,6 @@ class ColumnSummary:
 # ---------------------------------------------------------------------------------------------- pandas
 
 
-def _text_of(v: Any) -> str:
-    if isinstance(v, str):
-        return v
-    if isinstance(v, bool | np.bool_):
-        return "true" if v else "false"
-    if isinstance(v, int | np.integer):
-        return str(int(v))
-    return str(v)
-
-
-def to_text(series: pd.Series) -> pd.Series:
-    """Values as strings (object dtype, None for nulls), spelled as Spark casts them for booleans and integers.
-
-    Floats are spelled by Python (``1e+20``; Spark writes ``1.0E20``): cast float columns to text yourself when
-    both engines must agree on them as categories.
-    """
-    import pandas as pd
-
-    null = series.isna().to_numpy()
-    out = series.to_numpy(dtype=object).copy()
-    out[null] = None
-    if pd.api.types.infer_dtype(series, skipna=True) not in ("string", "empty"):
-        out[~null] = [_text_of(v) for v in out[~null]]
-    return pd.Series(out, dtype=object)
-
-
 def to_numbers(series: pd.Series) -> np.ndarray:
     """Values as float64, NaN for nulls, text that is not a number (``chars.NUMBER_RE``) and ±inf."""
     import pandas as pd
@@ -167,8 +143,7 @@ def to_numbers(series: pd.Series) -> np.ndarray:
     return out
 
 
-_PARSED: dict[str, float] = {}  # text → number (NaN: not a number); memoised across calls, bounded
-_PARSED_MAX = 1_000_000
+_PARSED = ClearWhenFull(1_000_000, "history.summary.parsed")  # text → number (NaN: not a number), across calls
 
 
 def parse_numbers(text: np.ndarray) -> np.ndarray:
@@ -176,14 +151,12 @@ def parse_numbers(text: np.ndarray) -> np.ndarray:
 
     Each distinct text is parsed once per process and remembered (up to a million entries): the synthetic
     issues of a batch re-parse the same column's values some hundred times."""
-    get = _PARSED.get
+    parsed = _PARSED.data
+    get = parsed.get
     out = np.fromiter((get(v, np.nan) if v is not None else np.nan for v in text), dtype=float, count=len(text))
-    unknown = {v for v, x in zip(text, out, strict=True) if v is not None and x != x and v not in _PARSED}
+    unknown = {v for v, x in zip(text, out, strict=True) if v is not None and x != x and v not in parsed}
     if unknown:
-        if len(_PARSED) + len(unknown) > _PARSED_MAX:
-            _PARSED.clear()
-        for v in unknown:
-            _PARSED[v] = float(v.strip()) if chars.NUMBER.fullmatch(v) else np.nan
+        _PARSED.put_all({v: float(v.strip()) if chars.NUMBER.fullmatch(v) else np.nan for v in unknown})
         out = np.fromiter((get(v, np.nan) if v is not None else np.nan for v in text), dtype=float,
                           count=len(text))
     return out

@@ -11,8 +11,8 @@ from typing import Any
 
 _EXPORTS: dict[str, tuple[str, ...]] = {  # module of this package -> the names it exports here
     "analyzer": ("Analyzer", "MetricError"),
+    "column_set": ("ColumnCount", "ColumnExists"),
     "context": ("AnalyzerContext",),
-    "counting": ("Completeness", "Compliance", "PatternMatch", "Size", "ZerosCount"),
     "custom_sql": ("CustomSql",),
     "dataset_match": ("DatasetMatch",),
     "datatype": ("DataType",),
@@ -22,8 +22,8 @@ _EXPORTS: dict[str, tuple[str, ...]] = {  # module of this package -> the names 
     "metric": ("Metric",),
     "numeric": ("Correlation", "Maximum", "MaxLength", "Mean", "Minimum", "MinLength", "RatioOfSums",
                 "StandardDeviation", "Sum", "Variance"),
+    "row_counts": ("Completeness", "Compliance", "PatternMatch", "Size", "ZerosCount"),
     "runner": ("AnalysisRunner", "run_analysis", "run_on_aggregated_states"),
-    "schema": ("ColumnCount", "ColumnExists"),
     "shape": ("Kurtosis", "Skewness"),
     "sketching": ("ApproxCountDistinct", "ApproxQuantile", "ApproxQuantiles"),
     "state_store": ("FileSystemStateStore",),

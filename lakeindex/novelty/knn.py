@@ -18,7 +18,7 @@ vectors (``lakeindex.novelty.features``) and flags a new batch whose vector lies
   scikit-learn's ``NearestNeighbors``). Higher means more novel, as in PyOD. The search is numpy's,
   in row blocks of bounded memory: a history holds hundreds to a few thousand batches, where a tree
   buys nothing, and importing scikit-learn costs 2.5 s per process on a 2-core machine, more than a
-  whole ``novelty check`` may take (issue 15).
+  whole ``novelty check`` may take (2 s).
 * **Threshold** (``threshold_``): the (1 − contamination) percentile (numpy's linear interpolation)
   of the training scores, contamination = 1 %. Training scores are leave-one-out: a training batch
   is not its own neighbour (otherwise its nearest distance would always be 0). An identical

@@ -7,8 +7,8 @@ column into FPR_T(p) and Cov_T(p) (paper Definitions 3-7). What "enough" and ``c
 * **Evidence share.** D is evidence for p only if p matches at least |D|/``min_share`` of its values
   (default 1/16; 0 restores the paper's Definition 7, where one matching value suffices). A column
   where ``NULL`` is a rare ad-hoc value is not evidence that ``<upper>{4}`` is an impure domain;
-  horizontal cuts treat such values as special values, and the index agrees. This raised FMDV-VH
-  recall on machine-generated columns from 0.57 to 0.88 at precision 1.0 (BENCHMARKS.md).
+  horizontal cuts treat such values as special values, and the index agrees, which is what lets FMDV-VH
+  find rules for machine-generated columns with such values (docs/design/performance-notes.md).
 * **Constants.** A pattern holds at most ``max_constants`` constant slots and is kept only if it
   also matches |D|/``const_share`` values, so a column of a million IDs contributes its generalized
   patterns, not a million constants. FPR_T and Cov_T are exact for every pattern kept; a column

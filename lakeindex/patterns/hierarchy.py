@@ -93,8 +93,7 @@ def token_generalizations(token: str) -> list[str]:
     """
     if not token or not token.isascii() or not token.isalnum():
         raise ValueError(f"not a letter or digit run: {token!r}")
-    from lakeindex.patterns.pattern import escape_literal
-
     kind = run_kind(token)
-    return [escape_literal(token), *run_generalizations(kind, len(token)),
+    # the constant: a letter or digit run is its own pattern text (only \ < { + are escaped in patterns)
+    return [token, *run_generalizations(kind, len(token)),
             *word_generalizations(len(token)), ALL]

@@ -25,6 +25,7 @@ import re
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from lakeindex.caches import register
 from lakeindex.patterns.hierarchy import CHAR_CLASSES
 
 _ESCAPED = frozenset("\\<{+")
@@ -359,3 +360,11 @@ def matches(pattern: str, value: str) -> bool:
     """True when ``value`` belongs to the language of ``pattern``."""
     return compiled(pattern).fullmatch(value) is not None
 
+
+
+register("patterns.pattern.parse", parse.cache_clear)
+register("patterns.pattern.generality", generality.cache_clear)
+register("patterns.pattern.subsumes", subsumes.cache_clear)
+register("patterns.pattern.to_regex", to_regex.cache_clear)
+register("patterns.pattern.compiled", compiled.cache_clear)
+register("patterns.pattern.compiled_linear", compiled_linear.cache_clear)

@@ -20,18 +20,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from itertools import product
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.template_cache import WeightedLRU
 from lakeindex.patterns.tokens import DIGIT, is_hex_word
 
 # Bounds of template memory, by design (see lakeindex.patterns.enumerate, "Memory").
 MAX_TAU = 16
 TEMPLATE_BUDGET = 8192  # default templates per shape: the largest of tau <= 8 on the sample lake has 4,112
-_PREPARED_CACHE = WeightedLRU(200_000)  # option texts held, all caches together <= 2.2 M strings (~220 MB)
-_LEVEL_CACHE = WeightedLRU(500_000)
-_SHAPE_CACHE = WeightedLRU(1_500_000)
-_SET_CACHE = WeightedLRU(500_000)
+# bounds in strings held (option texts, templates): all caches together <= 2.2 M strings (~220 MB)
+_PREPARED_CACHE = WeightedLRU(200_000, "patterns.templates.prepared")
+_LEVEL_CACHE = WeightedLRU(500_000, "patterns.templates.levels")
+_SHAPE_CACHE = WeightedLRU(1_500_000, "patterns.templates.shapes")
+_SET_CACHE = WeightedLRU(500_000, "patterns.templates.sets")
 
 Option = tuple[str, tuple[int, ...], int]  # (format text, constant slot indices, parts consumed)
 

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from typing import NamedTuple
 
+from lakeindex.caches import ClearWhenFull
+
 TOKEN_RE = re.compile(r"[A-Za-z]+|[0-9]+|[^A-Za-z0-9]+")
 
 # Run kinds. A word whose runs change class more than ``max_subruns`` times (hex hashes, base64
@@ -90,8 +92,8 @@ _CLASS = str.maketrans({**dict.fromkeys("0123456789", "d"), **dict.fromkeys("abc
 # longest class string cached (longer ones, free text, rarely repeat): at most ~10 MB per cache.
 _CACHE_ENTRIES = 65536
 _CACHE_CHARS = 96
-_LAYOUT_CACHE: dict[tuple[str, int], tuple[tuple, Callable[[str], tuple[str, ...]], int, tuple[bool, ...]]] = {}
-_WORD_CACHE: dict[tuple[str, int], tuple[tuple, tuple[tuple[int, int], ...], tuple[bool, ...]]] = {}
+_LAYOUT_CACHE = ClearWhenFull(_CACHE_ENTRIES, "patterns.tokens.layouts")  # (class string, max_subruns) -> _layout
+_WORD_CACHE = ClearWhenFull(_CACHE_ENTRIES, "patterns.tokens.words")  # (class string, max_subruns) -> _word_layout
 
 
 def _letters_kind(cls: str) -> str:
@@ -104,7 +106,7 @@ def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, in
     """A word's part, its slots' spans (relative to the word) and whether each slot is hex digits only
     (its classes ``d``, ``h``, ``H``), from its class string."""
     key = (cls, max_subruns)
-    hit = _WORD_CACHE.get(key)
+    hit = _WORD_CACHE.data.get(key)
     if hit is not None:
         return hit
     n = len(cls)
@@ -125,9 +127,7 @@ def _word_layout(cls: str, max_subruns: int) -> tuple[tuple, tuple[tuple[int, in
             hit = (tuple((k, b - a) for k, (a, b) in zip(kinds, runs, strict=True)), tuple(runs),
                    tuple(_HEX_CLASSES.issuperset(cls[a:b]) for a, b in runs))
     if n <= _CACHE_CHARS:
-        if len(_WORD_CACHE) >= _CACHE_ENTRIES:
-            _WORD_CACHE.clear()
-        _WORD_CACHE[key] = hit
+        _WORD_CACHE.put(key, hit)
     return hit
 
 
@@ -146,7 +146,7 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
     """Shape, slot getter (the texts of the slots of a value of this layout), token count and per slot
     whether it is hex digits only (its classes ``d``, ``h``, ``H``), from the value's class string."""
     key = (cls, max_subruns)
-    hit = _LAYOUT_CACHE.get(key)
+    hit = _LAYOUT_CACHE.data.get(key)
     if hit is not None:
         return hit
     shape: list = []
@@ -169,9 +169,7 @@ def _layout(cls: str, max_subruns: int) -> tuple[tuple, Callable[[str], tuple[st
         at += len(run)
     hit = (tuple(shape), _slot_getter(spans), ntokens, tuple(hexable))
     if len(cls) <= _CACHE_CHARS:
-        if len(_LAYOUT_CACHE) >= _CACHE_ENTRIES:
-            _LAYOUT_CACHE.clear()
-        _LAYOUT_CACHE[key] = hit
+        _LAYOUT_CACHE.put(key, hit)
     return hit
 
 

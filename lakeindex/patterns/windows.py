@@ -13,8 +13,8 @@ end, so values of different lengths align at their tails: file extensions, zones
 Why 2-3 words: one word alone is what narrow columns already show, and single-word windows would
 make ``<alphanum>+`` look like a pure domain everywhere (a window word is alphanumeric by definition).
 Vertical cuts join windows with literal delimiters, so a UUID (5 words) is two windows and an ISO
-timestamp with a zone (8 words) three. Four-word windows made 85% of a format-3 index (1.34 M of
-1.57 M keys on a lake 43% wide) and were never needed for such a cut.
+timestamp with a zone (8 words) three. Four-word windows would make most of an index's keys and are
+never needed for such a cut (docs/design/performance-notes.md).
 
 *Led windows* (``window_lead``): the symbol run before a word followed by 1 to 3 words (``/users``,
 ``.csv``, ``?team=east``), keyed by the run and its occurrence among the value's runs equal to it,
@@ -55,10 +55,10 @@ import re
 from collections import Counter
 from itertools import product
 
+from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
 from lakeindex.patterns.sampling import value_hash
-from lakeindex.patterns.template_cache import WeightedLRU
 
 MAX_WINDOWED_VALUES = 128  # distinct values per column cut into windows (heaviest first; counts scaled)
 MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
@@ -68,8 +68,8 @@ WINDOW_WORDS = 3
 _WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ANY_WORD = plus("alphanum")
-_OPTIONS = WeightedLRU(200_000)
-_PATTERNS = WeightedLRU(1_000_000)
+_OPTIONS = WeightedLRU(200_000, "patterns.windows.options")
+_PATTERNS = WeightedLRU(1_000_000, "patterns.windows.patterns")
 
 # window word kinds
 W_DIGIT, W_UPPER, W_LOWER, W_MIXED, W_ALNUM = "d", "u", "l", "m", "a"

@@ -2,7 +2,7 @@
 
 Why not ``pa.array`` / ``pa.Table.from_pydict``: pyarrow's converter from Python objects asks its pandas
 shim whether the input is a pandas object, which imports pandas (0.5-0.8 s) the first time, a third of
-the 2 s a history command may take on a small batch (issue 15). A save is a few hundred rows of strings,
+the 2 s a history command may take on a small batch. A save is a few hundred rows of strings,
 integers, floats and one string map, so the buffers are laid out here instead (Arrow's columnar format:
 validity bitmap, 32-bit offsets, values), with the same type checks the converter makes.
 """

@@ -6,7 +6,7 @@ from lakeindex.validation.novelty import NoveltySignal
 from lakeindex.validation.patterns import PatternSignal
 from lakeindex.validation.schema import SchemaSignal
 from lakeindex.validation.signal import BatchUnderTest, Signal
-from lakeindex.validation.validator import BatchValidator
+from lakeindex.validation.validator import BatchValidator, NoCleanHistory
 
-__all__ = ["AVHSignal", "BatchUnderTest", "BatchValidator", "ChecksSignal", "NoveltySignal", "PatternSignal",
-           "SchemaSignal", "Signal"]
+__all__ = ["AVHSignal", "BatchUnderTest", "BatchValidator", "ChecksSignal", "NoCleanHistory", "NoveltySignal",
+           "PatternSignal", "SchemaSignal", "Signal"]

@@ -9,17 +9,27 @@ signal fails and as flagged otherwise; flagged batches stay out of the clean his
 history it needs before it may fail a batch ("warming_up" before that) and whether a failure is an error
 or a warning.
 
-The CLI (``lakeindex validate-batch``) and the service (``POST /v1/batches/validate``) use this class
-unchanged; they differ only in how the batch is profiled.
+The CLI (``lakeindex validate-batch``, :meth:`BatchValidator.validate_frame`) and the service
+(``POST /v1/batches/validate``, :meth:`BatchValidator.validate_columns`) use this class unchanged; they differ
+only in how the batch is profiled.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.avh.from_history import DEFAULT_DELTA
-from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord, IssueFeatureJob, profile
+from lakeindex.history.batches import (
+    ACCEPTED,
+    FLAGGED,
+    BatchHistory,
+    BatchRecord,
+    IssueFeatureJob,
+    profile,
+    profile_frame,
+)
 from lakeindex.validation.avh import AVHSignal
 from lakeindex.validation.checks import ChecksSignal
 from lakeindex.validation.novelty import NoveltySignal
@@ -33,6 +43,10 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
     from lakeindex.checks import Check
+
+
+class NoCleanHistory(LookupError):
+    """A dataset without a clean batch to profile a new batch against."""
 
 
 class BatchValidator:
@@ -78,6 +92,22 @@ class BatchValidator:
         report = self.validate(history, new, clean, df, record, timestamp_ms, known)
         report["timing"]["profile_s"] = round(summary_s, 3)
         return report
+
+    def validate_columns(self, history: BatchHistory, batch_id: str, columns: Mapping[str, Sequence[Any]],
+                         record: bool = False) -> dict[str, Any]:
+        """Profile a small batch given as columns of values (pandas, no Spark) against the latest clean batch,
+        then :meth:`validate`. Raises ``BatchAlreadyRecorded`` for an id the history holds, and
+        :class:`NoCleanHistory` for a dataset without clean batches (onboarding goes through the CLI)."""
+        import pandas as pd
+
+        known = history.light_records()  # one read for the duplicate-id checks and the clean history
+        history.ensure_new(batch_id, known)
+        clean = history.with_latest_in_full(history.clean_of(known))
+        if not clean:
+            raise NoCleanHistory(f"no clean history for dataset {history.dataset!r}")
+        pdf = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in columns.items()})
+        new = profile_frame(pdf, batch_id, clean[-1], issues=False)  # added by validate() if accepted
+        return self.validate(history, new, clean, record=record, known=known)
 
     def validate(self, history: BatchHistory, new: BatchRecord, clean: list[BatchRecord],
                  df: DataFrame | None = None, record: bool = True, timestamp_ms: int | None = None,

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hmac
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, HTTPException, Request, Security
+from fastapi import APIRouter, Depends, HTTPException, Security
 from fastapi.security import APIKeyHeader
 
+from query_service.dependencies import Holder, ServiceSettings
 from query_service.models import ReloadResponse
 from query_service.responses import error_responses
 
@@ -22,9 +23,9 @@ admin_token = APIKeyHeader(name="X-Admin-Token", scheme_name="AdminToken", auto_
 CHALLENGE = 'AdminToken header="X-Admin-Token", realm="lakeindex admin"'
 
 
-def require_admin(request: Request, token: Annotated[str | None, Security(admin_token)]) -> None:
+def require_admin(service: ServiceSettings, token: Annotated[str | None, Security(admin_token)]) -> None:
     """Let the request through only with the configured admin token (compared in constant time)."""
-    expected = request.app.state.settings.admin_token
+    expected = service.admin_token
     if not expected:
         raise HTTPException(status_code=403, detail="admin endpoints are disabled: set LAKEINDEX_ADMIN_TOKEN")
     if not token or not hmac.compare_digest(token.encode(), expected.encode()):
@@ -37,7 +38,7 @@ router = APIRouter(prefix="/admin", tags=["admin"], dependencies=[Depends(requir
 
 
 @router.post("/reload", response_model=ReloadResponse, responses=error_responses(503))
-def reload(request: Request) -> ReloadResponse:
+def reload(holder: Holder) -> ReloadResponse:
     """Open the index version CURRENT points to; in-flight requests finish on the old one."""
-    old, new = request.app.state.holder.reload()
+    old, new = holder.reload()
     return ReloadResponse(previous_version=old, index_version=new, swapped=old != new)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter
 from fastapi.responses import JSONResponse
 
-from lakeindex.fmdv.compiled_build import search_compiled
+from lakeindex.runtime.compiled_build import search_compiled
+from query_service.dependencies import Holder
 from query_service.models import HealthOut, NotReadyOut, ReadyOut
 
 router = APIRouter(tags=["health"])
@@ -19,9 +20,8 @@ async def health() -> dict:
 
 @router.get("/ready", response_model=ReadyOut,
             responses={503: {"model": NotReadyOut, "description": "No index answers lookups: the reason."}})
-def ready(request: Request) -> JSONResponse:
+def ready(holder: Holder) -> JSONResponse:
     """An index is open and answering lookups."""
-    holder = request.app.state.holder
     try:
         with holder.acquire() as loaded:
             loaded.reader.lookup(["<digit>+"])

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException, Request
+from fastapi import APIRouter, Depends, HTTPException
 
-from lakeindex.fmdv.domains import catalog_tag
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
 from lakeindex.fmdv.validate import validate
+from lakeindex.tagging.domains import catalog_tag
+from query_service.dependencies import Holder, ServiceSettings
 from query_service.lanes import LanedRoute, lane
 from query_service.limits import check_values
 from query_service.models import InferRequest, RuleOut, TagOut, TagRequest, ValidateRequest, ValidationOut
@@ -18,19 +19,19 @@ router = APIRouter(prefix="/v1", tags=["auto-validate"], route_class=LanedRoute)
 
 @router.post("/infer", dependencies=[Depends(lane("inference"))], response_model=None,
              responses=documented(RuleOut, "The learned rule (feasible or not).", 413, 422, 503))
-def infer(request: Request, body: InferRequest) -> dict:
+def infer(service: ServiceSettings, holder: Holder, body: InferRequest) -> dict:
     """Learn a validation rule for a column (FMDV, FMDV-V, FMDV-H or FMDV-VH)."""
-    check_values(request, body.values)
-    with request.app.state.holder.acquire() as loaded:
+    check_values(service, body.values)
+    with holder.acquire() as loaded:
         av = AutoValidator(loaded.solver, method=body.method, r=body.r, m=body.m, theta=body.theta)
         return av.fit(body.values).rule_.to_dict()
 
 
 @router.post("/validate", dependencies=[Depends(lane("inference"))], response_model=None,
              responses=documented(ValidationOut, "The verdict on the batch.", 413, 422, 503))
-def validate_batch(request: Request, body: ValidateRequest) -> dict:
+def validate_batch(service: ServiceSettings, body: ValidateRequest) -> dict:
     """Validate a batch against a rule: pass/fail, p-values, fractions and offending values."""
-    check_values(request, body.values)
+    check_values(service, body.values)
     try:
         rule = Rule.from_dict(body.rule)
     except ValueError as exc:
@@ -40,9 +41,9 @@ def validate_batch(request: Request, body: ValidateRequest) -> dict:
 
 @router.post("/tag", dependencies=[Depends(lane("inference"))], response_model=None,
              responses=documented(TagOut, "The column's tag, or none with the reason.", 413, 422, 503))
-def tag(request: Request, body: TagRequest) -> dict:
+def tag(service: ServiceSettings, holder: Holder, body: TagRequest) -> dict:
     """Tag a column for a catalog: its domain pattern (the dual of FMDV) and, for common domains, the domain's
     name (uuid, email, iso-date, ...) with a confidence, as ``lakeindex tag`` does."""
-    check_values(request, body.values)
-    with request.app.state.holder.acquire() as loaded:
+    check_values(service, body.values)
+    with holder.acquire() as loaded:
         return {"index_version": loaded.version, **catalog_tag(body.values, loaded.solver, fnr=body.fnr, m=body.m)}

@@ -1,7 +1,7 @@
 """Whether this install runs the inference search compiled (``setup.py``, ``LAKEINDEX_COMPILE=1``).
 
-Wide fits are about 30% faster compiled, and meet issue 10's latency targets only so (BENCHMARKS.md),
-so a service reports which build it runs (``/ready``): an operator can tell a deployment that missed
+Wide fits are about 30% faster compiled, and meet the service's wide-fit latency targets only so
+(BENCHMARKS.md), so a service reports which build it runs (``/ready``): an operator can tell a deployment that missed
 the compiled install. Not compiled itself.
 """
 

@@ -1,6 +1,6 @@
 """Catalog domains: name a column's domain (uuid, ipv4, email, ...) from its tag pattern and its sampled values.
 
-Auto-tag (:mod:`lakeindex.fmdv.tag`) gives a column its most restrictive pattern; a data catalog wants a
+Auto-tag (:mod:`lakeindex.tagging.tag`) gives a column its most restrictive pattern; a data catalog wants a
 name. Each row of :data:`DOMAINS` is (name, description, predicate), ordered most specific first, and a
 column gets the first domain whose predicate holds, else none (its pattern stays). The predicate looks at
 both pieces of evidence:
@@ -9,7 +9,7 @@ both pieces of evidence:
   may have, and the punctuation they must have (a uuid pattern fixes ``-`` and nothing else);
 * at least :data:`MIN_SHARE` of the column's sampled non-empty values must pass the domain's value check:
   its regex plus what a regex cannot say (octets <= 255, a real calendar date, a code in the ISO lists of
-  :mod:`lakeindex.fmdv.iso_codes`), and for some domains a check on the column (a hash column has a hex
+  :mod:`lakeindex.tagging.iso_codes`), and for some domains a check on the column (a hash column has a hex
   letter somewhere, a boolean column at most one pair of values, a ZIP column no numbers of another width).
 
 ``MIN_SHARE`` is 1 - theta, the share of ad-hoc values (``N/A``, ``-``) tagging already tolerates.
@@ -41,8 +41,8 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from lakeindex.fmdv.iso_codes import COUNTRY_ALPHA2, COUNTRY_ALPHA3, CURRENCY_CODES, LANGUAGE_ALPHA2
 from lakeindex.patterns.pattern import PatternError, compiled, parse
+from lakeindex.tagging.iso_codes import COUNTRY_ALPHA2, COUNTRY_ALPHA3, CURRENCY_CODES, LANGUAGE_ALPHA2
 
 if TYPE_CHECKING:
     from lakeindex.fmdv.search import SegmentSolver
@@ -318,14 +318,14 @@ def _wide_share(values: list[str], tau: int, max_subruns: int) -> float:
 
 def catalog_tag(values: list[str], solver: SegmentSolver, fnr: float = 0.05, m: int | None = None,
                 theta: float = DEFAULT_THETA) -> dict:
-    """Tag a column (:func:`lakeindex.fmdv.tag.tag_column`) and name its domain.
+    """Tag a column (:func:`lakeindex.tagging.tag.tag_column`) and name its domain.
 
     Returns tag_column's fields (``tag`` is the pattern, ``fpr``, ``coverage``, ``values``, or ``reason``)
     plus ``method`` (``tag``, ``fmdv-vh`` for wide values, None), ``domain``, ``description``, ``share`` and
     ``confidence`` (module docstring).
     """
     from lakeindex.fmdv.infer import AutoValidator
-    from lakeindex.fmdv.tag import tag_column
+    from lakeindex.tagging.tag import tag_column
 
     t = tag_column(values, solver, fnr=fnr, m=m, theta=theta)
     t["method"] = "tag" if t["tag"] else None

@@ -11,7 +11,7 @@ per column:
 2. a window keeps, per (table, column), the ``sample`` values of lowest (position, file): round-robin over
    the table's files, so the sample holds values of every part (when there are at most ``sample`` parts);
    ``groupBy`` gathers them and a second ``mapInArrow`` tags each column against the index
-   (:func:`lakeindex.fmdv.domains.catalog_tag`: pattern, domain name, confidence), which each Python
+   (:func:`lakeindex.tagging.domains.catalog_tag`: pattern, domain name, confidence), which each Python
    worker opens read-only once.
 
 The index path must be readable by executors (local disk in local mode, a shared path on a cluster).
@@ -86,7 +86,7 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int): 
 
 def _tag_groups(batches, index: str, fnr: float, m: int | None):  # noqa: ANN001, ANN202
     """Executor, step 2: tag each (table, column) sample and name its domain."""
-    from lakeindex.fmdv.domains import catalog_tag
+    from lakeindex.tagging.domains import catalog_tag
 
     solver = _solver(index)
     schema = pa.schema(TAG_FIELDS)
@@ -108,8 +108,8 @@ def tag_lake(spark: SparkSession, lake: str | None, index: str, sample: int = 10
              m: int | None = None, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
     """Tag all columns; return per-column tags and domains, the pattern groups (``domains``: tags shared by
     several columns) and the named-domain groups (``by_domain``)."""
-    from lakeindex.fmdv.domains import DOMAIN_NAMES
     from lakeindex.index.store import read_meta
+    from lakeindex.tagging.domains import DOMAIN_NAMES
 
     if sample < 1:
         raise ValueError("--sample must be >= 1")
