@@ -43,9 +43,9 @@ import pyarrow.compute as pc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from lakeindex.fmdv.drift import homogeneity_pvalues  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
-from lakeindex.fmdv.validate import homogeneity_pvalues  # noqa: E402
 from lakeindex.index.store import IndexReader  # noqa: E402
 from lakeindex.lake.listing import lake_uri  # noqa: E402
 from lakeindex.lake.table_files import read_local_table  # noqa: E402

@@ -13,7 +13,7 @@ from fastapi.responses import JSONResponse
 
 from lakeindex import __version__
 from lakeindex.history.batches import BatchAlreadyRecorded
-from lakeindex.index.store import IndexError_
+from lakeindex.index.store import IndexUnusable
 from lakeindex.lake.dataset import DatasetError
 from lakeindex.patterns.pattern import PatternError
 from query_service.access_log import AccessLog
@@ -77,8 +77,8 @@ def create_app(index: Path | str, settings: Settings | None = None) -> FastAPI:
     async def duplicate_batch(request: Request, exc: BatchAlreadyRecorded) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=409)
 
-    @app.exception_handler(IndexError_)
-    async def index_gone(request: Request, exc: IndexError_) -> JSONResponse:
+    @app.exception_handler(IndexUnusable)
+    async def index_gone(request: Request, exc: IndexUnusable) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=503)
 
     return app

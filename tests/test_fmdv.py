@@ -6,9 +6,9 @@ import random
 
 import pytest
 
+from lakeindex.fmdv.drift import homogeneity_pvalues, validate
 from lakeindex.fmdv.infer import AutoValidator, default_coverage
 from lakeindex.fmdv.rule import Rule
-from lakeindex.fmdv.validate import homogeneity_pvalues, validate
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import matches

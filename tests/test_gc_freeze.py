@@ -7,11 +7,11 @@ import weakref
 
 import pytest
 
-from lakeindex.fmdv import gc_freeze
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.search import SegmentSolver
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
+from lakeindex.runtime import gc_freeze
 
 
 @pytest.fixture

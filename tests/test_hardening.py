@@ -38,7 +38,7 @@ def test_a_posted_rule_cannot_backtrack_for_ever():
     Run in a child process so that a regression fails by timeout instead of hanging the suite."""
     code = ("import json, sys\n"
             "from lakeindex.fmdv.rule import Rule\n"
-            "from lakeindex.fmdv.validate import validate\n"
+            "from lakeindex.fmdv.drift import validate\n"
             "rule = Rule.from_dict(json.loads(sys.argv[1]))\n"
             "print(json.dumps(validate(rule, ['a' * 300] * 3 + ['a!'] * 2)))\n")
     proc = subprocess.run([sys.executable, "-c", code, json.dumps(_rule(REDOS_PATTERN))], capture_output=True,
@@ -362,7 +362,7 @@ def test_an_index_whose_scan_meets_damage_is_not_preloaded_and_is_read_as_before
     """Preloading reads every block; one found damaged on the way leaves the solver reading RocksDB (where
     a lookup meeting the damage gets the clear error), never holding a part of the index as if whole."""
     from lakeindex.fmdv.search import SegmentSolver
-    from lakeindex.index.store import IndexError_, IndexReader
+    from lakeindex.index.store import IndexReader, IndexUnusable
 
     build_from_columns([[f"{i:04d}-{j:02d}" for j in range(30)] for i in range(20)], tmp_path / "ix", min_coverage=2)
     asked = ["<digit>{4}-<digit>{2}", "<digit>+-<digit>+", "nothing-like-it"]
@@ -372,7 +372,7 @@ def test_an_index_whose_scan_meets_damage_is_not_preloaded_and_is_read_as_before
 
         def damaged_scan():
             yield from whole[:3]
-            raise IndexError_(f"index {tmp_path / 'ix'} is damaged (Corruption: block checksum mismatch)")
+            raise IndexUnusable(f"index {tmp_path / 'ix'} is damaged (Corruption: block checksum mismatch)")
 
         monkeypatch.setattr(ix, "items", damaged_scan)
         solver = SegmentSolver(ix, preload=True)

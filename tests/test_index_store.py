@@ -12,7 +12,7 @@ import pytest
 
 from lakeindex.index.format import IMPURITY_SCALE, fpr, impurity_units, pack, unpack
 from lakeindex.index.merge import merge_indexes, merge_streams
-from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, current_version, read_meta, write_sst
+from lakeindex.index.store import IndexReader, IndexUnusable, VersionBuilder, current_version, read_meta, write_sst
 
 LIMITS = {"tau": 8, "max_subruns": 3, "max_constants": 2, "const_share": 16, "max_shapes": 256}
 
@@ -81,10 +81,10 @@ os.kill(os.getpid(), signal.SIGKILL)
 
 
 def test_reader_errors_are_clear(tmp_path):
-    with pytest.raises(IndexError_, match="does not exist"):
+    with pytest.raises(IndexUnusable, match="does not exist"):
         IndexReader(tmp_path / "nope")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(IndexError_, match="not a lakeindex index"):
+    with pytest.raises(IndexUnusable, match="not a lakeindex index"):
         IndexReader(tmp_path / "empty")
 
 
@@ -97,7 +97,7 @@ def test_index_of_an_older_format_is_refused_with_advice(tmp_path):
     # 2: <hex> keys; 3: segment windows of wide values; 4: windows of 2-3 words, hex-compatible words
     assert meta["format_version"] == FORMAT_VERSION == 4
     meta_path.write_text(json.dumps({**meta, "format_version": 3}))
-    with pytest.raises(IndexError_, match="has format 3; this lakeindex reads format 4: rebuild it"):
+    with pytest.raises(IndexUnusable, match="has format 3; this lakeindex reads format 4: rebuild it"):
         IndexReader(tmp_path / "ix")
 
 
@@ -126,7 +126,7 @@ def test_merge_refuses_different_limits(tmp_path):
     b = VersionBuilder(tmp_path / "b")
     write_sst(b.new_sst_path(), [(b"p", pack(0, 1))])
     b.publish({"limits": {**LIMITS, "tau": 13}, "min_coverage": 1, "impurity_scale": IMPURITY_SCALE})
-    with pytest.raises(IndexError_, match="different enumeration limits") as err:
+    with pytest.raises(IndexUnusable, match="different enumeration limits") as err:
         merge_indexes([tmp_path / "a", tmp_path / "b"], tmp_path / "c")
     # the message names both limit sets (keys sorted, as written out by hand here) and the fix
     message = str(err.value)
@@ -163,15 +163,15 @@ def test_merge_refuses_to_count_an_index_twice(tmp_path):
     publish_tables(tmp_path / "a", "/lakes/one", ["t1.csv", "t2.csv"])
     publish_tables(tmp_path / "b", "/lakes/two", ["t1.csv"])  # same table name, another lake: disjoint
     publish_tables(tmp_path / "b2", "/lakes/one", ["t3.csv"])  # the same lake, other tables: disjoint
-    with pytest.raises(IndexError_, match="given twice"):
+    with pytest.raises(IndexUnusable, match="given twice"):
         merge_indexes([tmp_path / "a", tmp_path / "a"], tmp_path / "out")
     shutil.copytree(tmp_path / "a", tmp_path / "copy")
-    with pytest.raises(IndexError_, match=r"both index 2 of the same tables \(e.g. t1.csv of lake /lakes/one\)"):
+    with pytest.raises(IndexUnusable, match=r"both index 2 of the same tables \(e.g. t1.csv of lake /lakes/one\)"):
         merge_indexes([tmp_path / "a", tmp_path / "copy"], tmp_path / "out")
     merge_indexes([tmp_path / "a", tmp_path / "b", tmp_path / "b2"], tmp_path / "ab")
     with IndexReader(tmp_path / "ab") as ab:  # p's coverage: 2 + 1 + 1 tables, each counted once
         assert ab.get("p").coverage == 4
     # the merged index remembers each table's lake: merging it with one of its parts again is refused too
-    with pytest.raises(IndexError_, match=r"both index 1 of the same tables \(e.g. t1.csv of lake /lakes/two\)"):
+    with pytest.raises(IndexUnusable, match=r"both index 1 of the same tables \(e.g. t1.csv of lake /lakes/two\)"):
         merge_indexes([tmp_path / "ab", tmp_path / "b"], tmp_path / "out")
     assert current_version(tmp_path / "out") is None  # nothing published by the refused merges

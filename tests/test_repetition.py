@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from lakeindex.fmdv.drift import validate
 from lakeindex.fmdv.infer import AutoValidator
-from lakeindex.fmdv.validate import validate
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.pattern import PatternError, example, format_elements, matches, parse, to_regex

@@ -53,8 +53,8 @@ def column_values(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_validate(args: argparse.Namespace) -> int:
+    from lakeindex.fmdv.drift import validate
     from lakeindex.fmdv.rule import Rule
-    from lakeindex.fmdv.validate import validate
 
     try:
         rule = Rule.from_dict(json.loads(Path(args.rule).read_text(encoding="utf-8")))

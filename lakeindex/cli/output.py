@@ -49,7 +49,7 @@ def error(message: str) -> None:
 # command does not import the checks layer or pyspark just to be able to name their errors.
 BAD_INPUT_CLASSES = (
     ("lakeindex.cli.output", "UsageError"), ("lakeindex.checks.checks_file", "ChecksFileError"),
-    ("lakeindex.index.build_options", "BuildError"), ("lakeindex.index.store", "IndexError_"),
+    ("lakeindex.index.build_options", "BuildError"), ("lakeindex.index.store", "IndexUnusable"),
     ("lakeindex.lake.dataset", "DatasetError"), ("lakeindex.lake.listing", "LakeError"),
     ("lakeindex.patterns.pattern", "PatternError"), ("lakeindex.repository.filesystem", "RepositoryError"),
     ("lakeindex.spark_session", "SparkUnavailable"), ("lakeindex.history.backfill", "PartitionError"),

@@ -38,7 +38,7 @@ Where the paper is computed:
   solves one segment.
 * FMDV-H, Eq. 12-16 (§4): ``horizontal.py``, the greedy cut (``horizontal``) and the paper's own
   covering hypotheses (``covering_candidates``), combined in ``RuleSearch._with_covering``.
-* The distributional test on a new batch (§4): ``validate.py`` (Fisher's exact test or chi-squared).
+* The distributional test on a new batch (§4): ``drift.py`` (Fisher's exact test or chi-squared).
 * Beyond the paper: lists and joined words (``repetition.py``) and records (``records.py``), cut at
   separators (``split.py``), their FPRs summed as Eq. 8 sums segments'; rules as JSON (``rule.py``).
 """

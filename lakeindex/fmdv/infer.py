@@ -22,13 +22,13 @@ import math
 from collections import Counter
 
 from lakeindex.fmdv.column import MAX_SKELETONS, is_structured, memo_skeleton
-from lakeindex.fmdv.gc_freeze import freeze_survivors
+from lakeindex.fmdv.drift import validate
 from lakeindex.fmdv.rule import METHODS, Rule, Segment
 from lakeindex.fmdv.rule_search import RuleSearch
 from lakeindex.fmdv.search import SegmentSolver
-from lakeindex.fmdv.validate import validate
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
+from lakeindex.runtime.gc_freeze import freeze_survivors
 
 DEFAULT_R = 0.1
 DEFAULT_THETA = 0.1

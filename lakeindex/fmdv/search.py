@@ -51,7 +51,7 @@ from lakeindex.fmdv.hypotheses import (
     segment_key,
     share_outline,
 )
-from lakeindex.index.store import IndexError_, IndexReader, PatternStats, decode_stats
+from lakeindex.index.store import IndexReader, IndexUnusable, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.pattern import escape_literal, generality, part_prefixes, subsumes
 
@@ -157,7 +157,7 @@ class SegmentSolver:
         # estimate of the bytes it holds (``cache_bytes`` in all: a quarter for lookups, the rest for
         # candidates) and emptied when full: entries are cheap to recompute from the index.
         self.cache_bytes = cache_bytes
-        self.freeze_gc = freeze_gc  # long-running processes: see lakeindex.fmdv.gc_freeze
+        self.freeze_gc = freeze_gc  # long-running processes: see lakeindex.runtime.gc_freeze
         # packed values, not objects: a dict of str -> bytes/None is never traversed by the GC
         self._stats: dict[str, bytes | None] = {}
         self._stats_bytes = 0
@@ -193,7 +193,7 @@ class SegmentSolver:
                 if size > budget:
                     return False
                 held[key.decode()] = value
-        except IndexError_:
+        except IndexUnusable:
             return False
         viable, size = self._prefixed(held, size, budget)
         with self._lock:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lakeindex.index.format import IMPURITY_SCALE, unpack
-from lakeindex.index.store import IndexError_, IndexReader, VersionBuilder, read_meta, write_split_ssts
+from lakeindex.index.store import IndexReader, IndexUnusable, VersionBuilder, read_meta, write_split_ssts
 from lakeindex.patterns.enumerate import EnumerationLimits
 
 SST_KEYS = 2_000_000
@@ -44,7 +44,7 @@ def merge_streams(*streams: Iterator[tuple[bytes, bytes]],
 
 def _checked(key: bytes, imp: int, cov: int) -> tuple[bytes, int, int]:
     if imp < 0 or cov < 0 or imp > cov * IMPURITY_SCALE:
-        raise IndexError_(f"taking tables out of the index left impossible sums for {key.decode(errors='replace')!r} "
+        raise IndexUnusable(f"taking tables out of the index left impossible sums for {key.decode(errors='replace')!r} "
                           f"({imp} impurity units over {cov} columns): the tables were not in it as recorded")
     return key, imp, cov
 
@@ -56,7 +56,7 @@ def merged_meta(metas: list[dict], min_coverage: int, minus: list[dict] = ()) ->
     full = [EnumerationLimits.complete(m["limits"]) for m in metas]
     limits = {json_key(d) for d in full}
     if len(limits) > 1:
-        raise IndexError_("cannot merge indexes built with different enumeration limits: "
+        raise IndexUnusable("cannot merge indexes built with different enumeration limits: "
                           + "; ".join(sorted(limits)) + " — rebuild them with the same --tau/limits")
     out: dict = {"limits": full[0], "min_coverage": min_coverage,
                  "impurity_scale": metas[0]["impurity_scale"], "built_at": _now(), "sources": []}
@@ -128,7 +128,7 @@ def refuse_double_counting(inputs: list[Path | str], readers: list[IndexReader],
     for i, p in enumerate(inputs):
         real = str(Path(p).resolve())
         if real in where:
-            raise IndexError_(f"index {p} is given twice (inputs {where[real] + 1} and {i + 1}): a merge adds "
+            raise IndexUnusable(f"index {p} is given twice (inputs {where[real] + 1} and {i + 1}): a merge adds "
                               "statistics, so its columns would count twice")
         where[real] = i
     owner: dict[tuple[str, str], int] = {}
@@ -143,7 +143,7 @@ def refuse_double_counting(inputs: list[Path | str], readers: list[IndexReader],
                 shared.append(key)
         if shared:
             first = owner[shared[0]]
-            raise IndexError_(f"indexes {inputs[first]} and {inputs[i]} both index {len(shared)} of the same "
+            raise IndexUnusable(f"indexes {inputs[first]} and {inputs[i]} both index {len(shared)} of the same "
                               f"tables (e.g. {shared[0][1]} of lake {shared[0][0]}): a merge adds statistics, "
                               "so their columns would count twice. Merge indexes of disjoint lakes or tables "
                               "(index build --incremental extends an index with new tables only)")

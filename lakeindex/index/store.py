@@ -39,7 +39,7 @@ TAIL = "tail"  # a version's database of the patterns under its coverage floor
 KEEP_VERSIONS = 2
 
 
-class IndexError_(RuntimeError):
+class IndexUnusable(RuntimeError):
     """An index path that is missing, unreadable or of another format."""
 
 
@@ -226,20 +226,20 @@ def current_version(index_path: Path | str) -> str | None:
 
 
 def resolve(index_path: Path | str) -> Path:
-    """Directory of the live version; raise IndexError_ with advice when there is none."""
+    """Directory of the live version; raise IndexUnusable with advice when there is none."""
     p = local_path(index_path, "index")
     if not p.exists():
-        raise IndexError_(f"index {p} does not exist; build one with `lakeindex index build LAKE --out {p}`")
+        raise IndexUnusable(f"index {p} does not exist; build one with `lakeindex index build LAKE --out {p}`")
     if not p.is_dir():
-        raise IndexError_(f"index {p} is a file, not an index directory; pass the directory given to "
+        raise IndexUnusable(f"index {p} is a file, not an index directory; pass the directory given to "
                           "`lakeindex index build --out`")
     version = current_version(p)
     if version is None:
-        raise IndexError_(f"{p} is not a lakeindex index (no {CURRENT} file); build one with "
+        raise IndexUnusable(f"{p} is not a lakeindex index (no {CURRENT} file); build one with "
                           f"`lakeindex index build LAKE --out {p}`")
     vdir = p / version
     if not (vdir / "meta.json").exists():
-        raise IndexError_(f"index {p}: version {version} named in {CURRENT} is missing")
+        raise IndexUnusable(f"index {p}: version {version} named in {CURRENT} is missing")
     return vdir
 
 
@@ -271,7 +271,7 @@ class IndexReader:
         self.version_dir = resolve(self.path)
         self.meta = json.loads((self.version_dir / "meta.json").read_text())
         if self.meta.get("format_version") != FORMAT_VERSION:
-            raise IndexError_(f"index {self.path} has format {self.meta.get('format_version')}; "
+            raise IndexUnusable(f"index {self.path} has format {self.meta.get('format_version')}; "
                               f"this lakeindex reads format {FORMAT_VERSION}: rebuild it")
         options = rocksdb_options(BLOCK_CACHE_BYTES)
         options.set_paranoid_checks(True)  # file sizes and the manifest checked on open, as RocksDB's paranoid mode
@@ -292,16 +292,16 @@ class IndexReader:
     @contextmanager
     def _damage(self) -> Iterator[None]:
         """Turn RocksDB's corruption and I/O errors (a truncated or overwritten SST: block checksums are
-        verified on every read) into a clear IndexError_ naming the index and what to do."""
+        verified on every read) into a clear IndexUnusable naming the index and what to do."""
         try:
             yield
-        except IndexError_:
+        except IndexUnusable:
             raise
         except Exception as exc:  # noqa: BLE001 - rocksdict raises plain Exception with RocksDB's status text
             text = str(exc)
             if not text.startswith(("Corruption", "IO error", "Invalid argument", "Not implemented")):
                 raise
-            raise IndexError_(f"index {self.path} is damaged ({text.splitlines()[0][:300]}); rebuild it with "
+            raise IndexUnusable(f"index {self.path} is damaged ({text.splitlines()[0][:300]}); rebuild it with "
                               "`lakeindex index build`, or point CURRENT back at the previous version") from exc
 
     @property

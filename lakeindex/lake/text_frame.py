@@ -3,7 +3,7 @@
 It is what Arrow reads from a CSV/TSV file read as text (the history commands' default), and the history
 layer profiles, samples and corrupts it (synthetic issues) with the same results as a pandas frame of the
 same values (``tests/test_text_frame.py``). Why not pandas: importing pandas costs 0.5-0.8 s, a third of
-the 2 s budget of a whole ``lakeindex validate-batch`` on a 1,000-row batch (issue 15), and a text batch
+the 2 s budget of a whole ``lakeindex validate-batch`` on a 1,000-row batch, and a text batch
 needs none of it. Typed data (Parquet numbers, ``--infer-schema``, the service's JSON) stays pandas.
 """
 

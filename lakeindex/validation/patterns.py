@@ -21,8 +21,8 @@ class PatternSignal:
         self.alpha = alpha
 
     def evaluate(self, batch: BatchUnderTest) -> dict[str, Any]:
+        from lakeindex.fmdv.drift import validate
         from lakeindex.fmdv.infer import AutoValidator
-        from lakeindex.fmdv.validate import validate
         from lakeindex.index.store import IndexReader
 
         recent = batch.clean[-PATTERN_HISTORY_BATCHES:]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException
 
+from lakeindex.fmdv.drift import validate
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.rule import Rule
-from lakeindex.fmdv.validate import validate
 from lakeindex.tagging.domains import catalog_tag
 from query_service.dependencies import Holder, ServiceSettings
 from query_service.lanes import LanedRoute, lane
