@@ -12,15 +12,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
-
-if TYPE_CHECKING:
-    from lakeindex.fmdv.alignment import Alignment
-
 
 
 def part_label(part: object) -> tuple[str, str]:
@@ -252,7 +247,6 @@ class QueryColumn:
     groups: list[Group]
     total: int
     empty: int
-    alignment: Alignment | None = None  # the groups aligned, once a caller needs it (``RuleSearch._verticals``)
 
     @classmethod
     def from_values(cls, values: Iterable[str] | Mapping[str, int], limits: EnumerationLimits,

@@ -118,6 +118,9 @@ class RuleSearch:
         self.analyses: dict[str, Analysis] = {}  # values tokenized once across sub-columns
         self.layouts: dict[int, tuple] = {}  # their shapes' layouts (``QueryColumn.from_values``)
         self.hashes: dict[str, int] = {}  # parts' values' sampling hashes (``part``)
+        # each prepared query column's groups aligned, once vertical cuts need it (``_verticals``), by id:
+        # the columns live in ``prepared`` for the whole fit
+        self.alignments: dict[int, Alignment] = {}
         self.part_solves = 0  # parts solved in the current search of a column (``MAX_PART_SOLVES``)
 
     def run(self, counts: Counter[str]) -> Found:
@@ -377,9 +380,10 @@ class RuleSearch:
         if whole is not None and whole.fpr == 0.0:  # nothing beats FPR 0 with one segment
             return Segmentation([(0, 0, narrowed(whole, cands, solver.narrow_slack))]), Segmentation([(0, 0, whole)])
         if col is not None and len({g.labels for g in groups}) <= MAX_SEQUENCES:
-            if col.alignment is None:
-                col.alignment = Alignment(groups)
-            return segmentations(groups, solver, self.r, self.m, cap=cap, al=col.alignment)
+            al = self.alignments.get(id(col))
+            if al is None:
+                al = self.alignments[id(col)] = Alignment(groups)
+            return segmentations(groups, solver, self.r, self.m, cap=cap, al=al)
         return segmentations(groups, solver, self.r, self.m, cap=cap)
 
     def _with_covering(self, col: QueryColumn, result: Segmentation | None) -> Segmentation | None:
