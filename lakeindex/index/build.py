@@ -42,8 +42,8 @@ from lakeindex.index.merge import merge_indexes
 from lakeindex.index.scan import PATTERN, SCAN_SCHEMA, STATS, scan_partition, scan_tables_partition
 from lakeindex.index.store import IndexReader, VersionBuilder, current_version, read_meta, write_split_ssts
 from lakeindex.lake.catalog import catalog_tables
-from lakeindex.lake.listing import SUPPORTED_FILES_RE, lake_uri
-from lakeindex.lake.table_files import file_contents
+from lakeindex.lake.listing import lake_uri
+from lakeindex.lake.table_files import file_contents, lake_files
 from lakeindex.lake.table_model import DELTA, FILE, ICEBERG, LakeTable, TableListing
 from lakeindex.lake.tables import list_tables, previous_state
 from lakeindex.patterns.enumerate import EnumerationLimits
@@ -128,15 +128,14 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
     single = [t.files[0].path for t in tables if t.format == FILE]
     multi = [t for t in tables if t.format != FILE]
     scans = []
+    under = lake_files(spark, root) if root else None  # the lake listed once for both scans
     if single:  # read where they lie, without a shuffle
-        files = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
-        scans.append(files.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
+        scans.append(under.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
             partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
     if multi:
         # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
         # its live files only, with its partition values
-        grouped = (file_contents(spark, root, multi).repartition(max(1, min(len(multi), par * 4)), "table")
+        grouped = (file_contents(spark, root, multi, under).repartition(max(1, min(len(multi), par * 4)), "table")
                    .sortWithinPartitions("table", "path"))
         evolving = frozenset(t.name for t in multi if t.format in (DELTA, ICEBERG))
         scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving),

@@ -20,22 +20,31 @@ def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str]]:
     return sorted((f.path, t.name, json.dumps(f.partition)) for t in tables for f in t.files)
 
 
-def file_contents(spark: SparkSession, root: str, tables: list[LakeTable]) -> DataFrame:
-    """A ``binaryFile`` frame (path, content, table, partition) of exactly the data files of ``tables``:
-    read where they lie (under the lake root ``root``, or elsewhere: a table format's files, a catalog
-    table's; ``root`` is "" for a build of catalog tables alone), each row joined
-    with its table's name and the file's partition values (:func:`file_rows`)."""
+def lake_files(spark: SparkSession, root: str) -> DataFrame:
+    """The ``binaryFile`` frame (path, content, ...) of the data files under the lake root: listed once,
+    content read only for the rows a filter on ``path`` keeps."""
     from pyspark.sql import functions as F
 
     from lakeindex.lake.listing import SUPPORTED_FILES_RE
+
+    return (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
+            .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
+
+
+def file_contents(spark: SparkSession, root: str, tables: list[LakeTable],
+                  under: DataFrame | None = None) -> DataFrame:
+    """A ``binaryFile`` frame (path, content, table, partition) of exactly the data files of ``tables``:
+    read where they lie (under the lake root ``root``, from ``under`` when given (:func:`lake_files`), or
+    elsewhere: a table format's files, a catalog table's; ``root`` is "" for a build of catalog tables
+    alone), each row joined with its table's name and the file's partition values (:func:`file_rows`)."""
+    from pyspark.sql import functions as F
 
     rows = file_rows(tables)
     paths = [p for p, _, _ in rows]
     outside = [p for p in paths if not root or not p.startswith(root.rstrip("/") + "/")]
     files = spark.read.format("binaryFile").load(outside) if outside else None
     if len(outside) < len(paths):
-        under = (spark.read.format("binaryFile").option("recursiveFileLookup", "true").load(root)
-                 .filter(F.col("path").rlike(SUPPORTED_FILES_RE)))
+        under = under if under is not None else lake_files(spark, root)
         files = under if files is None else under.unionByName(files)
     names = spark.createDataFrame(rows, "path string, table string, partition string")
     return (files.filter(F.col("path").isin(paths)).join(F.broadcast(names), "path")
