@@ -108,6 +108,23 @@ def test_validate_exit_codes(locale_index, tmp_path, capsys):
     assert out["flagged"] and out["offending_sample"][0]["value"] in ("en-US", "de-DE")
     (tmp_path / "bad.json").write_text("{")
     assert main(["validate", "--rule", str(tmp_path / "bad.json"), "--values", str(values)]) == 2
+    # an empty batch is not a pass, and a significance level must lie strictly between 0 and 1
+    capsys.readouterr()
+    (tmp_path / "empty.txt").write_text("\n\n")
+    assert main(["validate", "--rule", str(rule), "--values", str(tmp_path / "empty.txt")]) == 2
+    assert "no non-empty value" in capsys.readouterr().err
+    for alpha in ("0", "1", "-0.5"):
+        assert main(["validate", "--rule", str(rule), "--values", str(values), "--alpha", alpha]) == 2
+        assert "between 0 and 1" in capsys.readouterr().err
+
+
+def test_a_directory_given_as_checks_says_so(tmp_path):
+    from lakeindex.checks.checks_file import ChecksFileError, load_checks
+
+    with pytest.raises(ChecksFileError, match="a directory, not a checks file"):
+        load_checks(tmp_path)
+    with pytest.raises(ChecksFileError, match="no such file"):
+        load_checks(tmp_path / "missing.json")
 
 
 def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):

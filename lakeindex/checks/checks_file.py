@@ -178,6 +178,8 @@ def checks_from_dict(doc: dict[str, Any]) -> list[Check]:
 def load_checks(path: str | Path) -> list[Check]:
     """Checks from a ``.json``, ``.yaml``/``.yml`` or ``.py`` file."""
     path = Path(path)
+    if path.is_dir():
+        raise ChecksFileError(f"{path}: a directory, not a checks file (.json, .yaml, .yml or .py)")
     if not path.is_file():
         raise ChecksFileError(f"{path}: no such file")
     if path.suffix == ".json":

@@ -60,7 +60,12 @@ def cmd_validate(args: argparse.Namespace) -> int:
         rule = Rule.from_dict(json.loads(Path(args.rule).read_text(encoding="utf-8")))
     except json.JSONDecodeError as exc:
         raise UsageError(f"{args.rule}: not valid JSON ({exc})") from exc
+    if not 0 < args.alpha < 1:
+        raise UsageError(f"--alpha {args.alpha}: the significance level must be between 0 and 1, e.g. 0.01")
     values = read_values(args.values, args.values_json)
+    if not any(values):
+        raise UsageError(f"{args.values or args.values_json}: the batch holds no non-empty value, so there is "
+                         "nothing to validate (an empty batch is not a pass)")
     result = validate(rule, values, alpha=args.alpha, test=args.test, mode=args.mode)
     emit(result, sort_keys=True)
     return verdict(not result["passed"])
