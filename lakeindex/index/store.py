@@ -161,6 +161,16 @@ class VersionBuilder:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
+def _pairs(db: Rdict) -> Iterator[tuple[bytes, bytes]]:
+    """A database's (key, value) pairs in key order."""
+    it = db.iter()
+    it.seek_to_first()
+    while it.valid():
+        yield it.key(), it.value()
+        it.next()
+    it.status()  # an iteration that stopped on a bad block is an error, not the end of the index
+
+
 def _ingest(db_path: Path, sst_files: list[Path]) -> int:
     """Create the RocksDB database at ``db_path`` from SST files (moved in); return its key count."""
     db = Rdict(str(db_path), options=rocksdb_options())
@@ -325,12 +335,7 @@ class IndexReader:
     def items(self) -> Iterator[tuple[bytes, bytes]]:
         """All (key, packed value) pairs in key order."""
         with self._damage():
-            it = self.db.iter()
-            it.seek_to_first()
-            while it.valid():
-                yield it.key(), it.value()
-                it.next()
-            it.status()  # an iteration that stopped on a bad block is an error, not the end of the index
+            yield from _pairs(self.db)
 
     @property
     def keeps_tail(self) -> bool:
@@ -345,12 +350,7 @@ class IndexReader:
         with self._damage():
             db = Rdict(str(path), options=rocksdb_options(), access_type=AccessType.read_only())
             try:
-                it = db.iter()
-                it.seek_to_first()
-                while it.valid():
-                    yield it.key(), it.value()
-                    it.next()
-                it.status()
+                yield from _pairs(db)
             finally:
                 db.close()
 

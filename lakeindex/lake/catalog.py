@@ -23,6 +23,7 @@ from lakeindex.lake.table_model import (
     LakeTable,
     TableFile,
     TableListing,
+    error_line,
     partition_values,
 )
 from lakeindex.lake.tables import list_tables
@@ -59,7 +60,7 @@ def catalog_tables(spark: SparkSession, names: list[str], patterns: list[str]) -
         try:
             matched = matching_tables(spark, pattern)
         except Exception as exc:  # noqa: BLE001 - a missing database comes as an AnalysisException
-            out.skipped.append({"file": pattern, "reason": f"cannot list the catalog: {_first_line(exc)}"})
+            out.skipped.append({"file": pattern, "reason": f"cannot list the catalog: {error_line(exc)}"})
             continue
         if not matched:
             out.skipped.append({"file": pattern, "reason": "no table of the catalog matches"})
@@ -86,7 +87,7 @@ def catalog_table(spark: SparkSession, name: str) -> LakeTable:
     try:
         info = describe(spark, name)
     except Exception as exc:  # noqa: BLE001 - Spark raises AnalysisException for an unknown table
-        raise CatalogTableError(f"not a table of the catalog: {_first_line(exc)}") from exc
+        raise CatalogTableError(f"not a table of the catalog: {error_line(exc)}") from exc
     if info.get("Type", "").upper() == "VIEW":
         raise CatalogTableError("a view: index the tables it reads")
     location = info.get("Location")
@@ -109,8 +110,3 @@ def catalog_table(spark: SparkSession, name: str) -> LakeTable:
     if len(keys) > 1:
         raise CatalogTableError(f"partition directories of different keys under {location}")
     return LakeTable(name, DIRECTORY, tuple(files), keys.pop() if keys else (), location=root)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0][:300] if text else type(exc).__name__

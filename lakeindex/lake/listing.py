@@ -158,7 +158,7 @@ def _list_local(root: str, formats: LakeFormats | None = None) -> tuple[list[Lak
     out, skipped = [], []
     seen: dict[str, str] = {}  # real path -> the name it was listed under
     for dirpath, dirnames, filenames in os.walk(base):
-        if formats is not None and _table_format_root(dirpath, formats):
+        if formats is not None and table_format_root(dirpath, formats):
             dirnames[:] = []  # the table format's library lists its live files
             continue
         dirnames[:] = sorted(d for d in dirnames if not d.startswith(("_", ".")))
@@ -184,7 +184,7 @@ def _list_local(root: str, formats: LakeFormats | None = None) -> tuple[list[Lak
     return sorted(out), skipped
 
 
-def _table_format_root(dirpath: str, formats: LakeFormats) -> bool:
+def table_format_root(dirpath: str, formats: LakeFormats) -> bool:
     """Record ``dirpath`` if it is the root of a Delta or Iceberg table (whose files are then not listed)."""
     uri = "file:" + dirpath
     if is_delta_dir(dirpath):

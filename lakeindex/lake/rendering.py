@@ -49,8 +49,6 @@ def render(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         return _trim_fraction(pc.cast(arr, pa.string()))
     if pa.types.is_time(t):
         return _trim_fraction(pc.cast(arr, pa.string()))
-    if pa.types.is_null(t):
-        return pc.cast(arr, pa.string())
     try:
         return pc.cast(arr, pa.string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lakeindex.lake.formats import file_format
-from lakeindex.lake.table_model import DELTA, ICEBERG, LakeTable, TableError, TableFile
+from lakeindex.lake.table_model import DELTA, ICEBERG, LakeTable, TableError, TableFile, error_line
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -33,12 +33,6 @@ def _spark_uri(path: str) -> str:
     return path
 
 
-def _text(value: object) -> str | None:
-    from lakeindex.lake.rendering import render_scalar
-
-    return render_scalar(value)
-
-
 def delta_table(location: str, name: str, version: int | None = None) -> LakeTable:
     """The live snapshot of the Delta table at ``location`` (a URI), resolved by delta-rs (at ``version``:
     that version's snapshot, while its files are kept)."""
@@ -46,6 +40,8 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         from deltalake import DeltaTable
     except ImportError as exc:  # pragma: no cover - a dependency of the package
         raise TableError(f"{name}: a Delta table, and the deltalake package is not installed") from exc
+    from lakeindex.lake.rendering import render_scalar
+
     try:
         dt = DeltaTable(library_path(location), version=version)
         partition_columns = tuple(dt.metadata().partition_columns)
@@ -54,7 +50,7 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         rows = _rows(actions)
         version = str(dt.version())
     except Exception as exc:  # noqa: BLE001 - delta-rs raises several types for a log it cannot replay
-        raise TableError(f"{name}: Delta log cannot be read: {_first_line(exc)}") from exc
+        raise TableError(f"{name}: Delta log cannot be read: {error_line(exc)}") from exc
     files = []
     for r in rows:
         if r.get("deletionVector.storageType") or r.get("deletionVector") not in (None, {}):
@@ -63,7 +59,7 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         path = r["path"]
         if "://" not in path and not path.startswith("/"):
             path = location.rstrip("/") + "/" + unquote(path)
-        part = tuple((c, _text(r.get(f"partition.{c}"))) for c in partition_columns)
+        part = tuple((c, render_scalar(r.get(f"partition.{c}"))) for c in partition_columns)
         files.append(TableFile(_spark_uri(path), int(r["size_bytes"]), int(r.get("modification_time") or 0), part))
     types = tuple((c, schema.field(c).type) for c in partition_columns)
     return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types)
@@ -123,7 +119,7 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
         raise
     except Exception as exc:  # noqa: BLE001 - pyiceberg raises several types for unreadable metadata
         raise TableError(f"{name}: Iceberg metadata cannot be read ({chosen.rsplit('/', 1)[-1]}): "
-                         f"{_first_line(exc)}") from exc
+                         f"{error_line(exc)}") from exc
     files = []
     for t in tasks:
         if t.delete_files:
@@ -134,11 +130,6 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
         files.append(TableFile(_spark_uri(t.file.file_path), int(t.file.file_size_in_bytes)))
     # Iceberg data files hold every column, partition source columns included: no values to add
     return LakeTable(name, ICEBERG, tuple(sorted(files)), partition_columns, str(snapshot.snapshot_id), location)
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
 
 
 def is_delta_table(location: str) -> bool:

@@ -29,11 +29,11 @@ from lakeindex.lake.listing import (
     LakeFormats,
     directory_table,
     iceberg_metadata,
-    is_delta_dir,
     lake_uri,
     list_files,
     relative_table,
     root_name,
+    table_format_root,
 )
 from lakeindex.lake.table_formats import delta_table, iceberg_table, is_delta_table, library_path
 from lakeindex.lake.table_model import (
@@ -136,16 +136,15 @@ def format_table(path: str) -> LakeTable | None:
         return None  # a remote data file: not probed as a table
     uri = path if "://" in path or path.startswith("file:") else lake_uri(path)
     name = uri.rstrip("/").rsplit("/", 1)[-1]
-    if "://" not in local:
-        if is_delta_dir(local):
-            return delta_table(uri, name)
-        metadata = iceberg_metadata(local)
-        if metadata:
-            hint = os.path.join(local, "metadata", "version-hint.text")
-            text = open(hint).read() if os.path.isfile(hint) else None  # noqa: SIM115
-            return iceberg_table(uri, name, ["file:" + m for m in metadata], text)
+    if "://" in local:
+        return delta_table(uri, name) if is_delta_table(uri) else None
+    formats = LakeFormats()  # detected as the lake's listing detects them
+    if not table_format_root(local, formats):
         return None
-    return delta_table(uri, name) if is_delta_table(uri) else None
+    if formats.delta_roots:
+        return delta_table(uri, name)
+    root = "file:" + local
+    return iceberg_table(uri, name, formats.iceberg_roots[root], formats.hints.get(root))
 
 
 def previous_state(record: dict) -> LakeTable | None:
