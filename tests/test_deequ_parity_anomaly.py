@@ -68,7 +68,8 @@ def test_holt_winters_forecasts_the_whole_interval_from_the_points_before_it() -
     week[3] += 25
     assert flagged(HoltWintersStrategy(), [*HISTORY, *week], (N, N + 7)) == [N + 3]
     assert flagged(HoltWintersStrategy(), [*HISTORY, *week], (N, N + 3)) == []  # the interval filters the output
-    assert HoltWintersStrategy().detect([*HISTORY, *week], (N, N)) == []  # empty interval: nothing to judge
+    with pytest.raises(ValueError, match="is empty"):  # an empty interval is refused, as Deequ's require
+        HoltWintersStrategy().detect([*HISTORY, *week], (N, N))
 
 
 def test_holt_winters_forecasts_a_noiseless_periodic_series_exactly() -> None:

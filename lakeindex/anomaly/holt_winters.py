@@ -13,7 +13,7 @@ import math
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -22,7 +22,7 @@ from lakeindex.anomaly.base import Anomaly, AnomalyDetectionStrategy, fmt, prepa
 __all__ = ["HoltWintersStrategy", "seasonal_period"]
 
 #: Deequ's ``(MetricInterval, SeriesSeasonality)`` pairs and the season length they give, in points.
-PERIODS: dict[tuple[str, str], int] = {("Daily", "Weekly"): 7, ("Monthly", "Yearly"): 12}
+PERIODS: dict[tuple[str, str], int] = {("Hourly", "Daily"): 24, ("Daily", "Weekly"): 7, ("Monthly", "Yearly"): 12}
 Z_95 = 1.96  # Deequ's band: forecast -/+ 1.96 residual standard deviations
 #: Deviations below this fraction of the history's largest magnitude are the optimiser's noise, not anomalies:
 #: a noiseless seasonal series with a trend is fitted to about 1e-8 relative, and its residual std is as small.
@@ -30,7 +30,8 @@ FIT_TOLERANCE = 1e-6
 
 
 def seasonal_period(metrics_interval: str, seasonality: str) -> int:
-    """The season length of Deequ's enum pair: Daily metrics with Weekly seasonality give 7, Monthly+Yearly 12."""
+    """The season length of Deequ's enum pair: Hourly metrics with Daily seasonality give 24, Daily+Weekly 7,
+    Monthly+Yearly 12."""
     period = PERIODS.get((metrics_interval, seasonality))
     if period is None:
         valid = ", ".join(f"{i}+{s}" for i, s in PERIODS)
@@ -55,23 +56,47 @@ class HoltWintersStrategy(AnomalyDetectionStrategy):
     smoothing parameters with a heuristic start), and deviations below ``FIT_TOLERANCE`` of the history's
     scale count as exact, so a perfectly predictable series is not flagged for floating-point noise.
 
+    As Deequ's ``detect``, an empty series and an empty search interval (``start >= end``) raise ``ValueError``:
+    there is nothing to fit or nothing to judge, and a check must not pass on that.
+
     Parameters:
-        metrics_interval: how often the metric is computed, ``"Daily"`` or ``"Monthly"``.
-        seasonality: the cycle of the metric, ``"Weekly"`` (with Daily) or ``"Yearly"`` (with Monthly).
+        metrics_interval: how often the metric is computed, ``"Hourly"``, ``"Daily"`` or ``"Monthly"``.
+        seasonality: the cycle of the metric, ``"Daily"`` (with Hourly), ``"Weekly"`` (with Daily) or ``"Yearly"``
+            (with Monthly).
+        series_periodicity: a season length in points of its own (Deequ's ``HoltWinters(seriesPeriodicity)``),
+            instead of the pair above, e.g. 4 for quarterly metrics with a yearly cycle.
     """
 
     type_name: ClassVar[str] = "HoltWinters"
 
     metrics_interval: str = "Daily"
     seasonality: str = "Weekly"
+    series_periodicity: int | None = None
 
     def __post_init__(self) -> None:
-        seasonal_period(self.metrics_interval, self.seasonality)  # validates the pair
+        n = self.series_periodicity
+        if n is None:
+            seasonal_period(self.metrics_interval, self.seasonality)  # validates the pair
+            return
+        if isinstance(n, bool) or not isinstance(n, int) or n < 2:
+            raise ValueError(f"HoltWinters series_periodicity must be an integer season length >= 2, got {n!r}")
+        if (self.metrics_interval, self.seasonality) != ("Daily", "Weekly"):
+            raise ValueError("HoltWinters: give series_periodicity or a metrics_interval+seasonality pair, not both")
 
     @property
     def period(self) -> int:
-        """Season length in points (7 or 12)."""
+        """Season length in points (24, 7, 12, or ``series_periodicity``)."""
+        if self.series_periodicity is not None:
+            return self.series_periodicity
         return seasonal_period(self.metrics_interval, self.seasonality)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if self.series_periodicity is None:  # configs written before the parameter existed read back equal
+            del out["series_periodicity"]
+        else:
+            del out["metrics_interval"], out["seasonality"]
+        return out
 
     def forecast(self, history: Sequence[float], steps: int) -> tuple[np.ndarray, float]:
         """Fit on ``history`` and forecast ``steps`` points after it; returns ``(forecasts, residual std)``."""
@@ -95,8 +120,13 @@ class HoltWintersStrategy(AnomalyDetectionStrategy):
 
     def detect(self, values: Sequence[float], search_interval: tuple[int, int] | None = None) -> list[Anomaly]:
         """Forecast the interval from the points before it and flag the points outside the band."""
+        if len(values) == 0:
+            raise ValueError("HoltWintersStrategy: the series is empty, so there is no model to fit")
         array, start, end = prepare_series(values, search_interval)
-        if start == end:
+        if search_interval is not None and search_interval[0] >= search_interval[1]:
+            raise ValueError(f"HoltWintersStrategy: the search interval {tuple(search_interval)} is empty; its start "
+                             "must be before its end")
+        if start == end:  # an interval beyond the series' end judges no point (Deequ)
             return []
         history = array[:start]
         forecasts, std = self.forecast(history, end - start)

@@ -32,8 +32,8 @@ class Assertion:
     comparisons: tuple[tuple[str, float], ...] = ()
 
     def __call__(self, value: Any) -> bool:
-        if isinstance(value, float) and math.isnan(value):
-            return False  # NaN satisfies no bound
+        if self.comparisons and isinstance(value, float) and math.isnan(value):
+            return False  # NaN satisfies no textual bound (not even "!= x"); a callable judges NaN itself
         return bool(self.fn(value))
 
     def __str__(self) -> str:

@@ -46,6 +46,7 @@ from lakeindex.metrics import (
     Entropy,
     ExactQuantile,
     Histogram,
+    InterquartileRange,
     KLLSketch,
     Kurtosis,
     Maximum,
@@ -55,6 +56,7 @@ from lakeindex.metrics import (
     MinLength,
     MutualInformation,
     PatternMatch,
+    Range,
     RatioOfSums,
     Size,
     Skewness,
@@ -66,6 +68,7 @@ from lakeindex.metrics import (
     ZerosCount,
 )
 from lakeindex.metrics.analyzer import Analyzer
+from lakeindex.metrics.equal_width import edges as equal_width_edges
 from lakeindex.metrics.kll_distribution import BucketDistribution, KLLParameters
 from lakeindex.sql_identifiers import col, quote_identifier
 
@@ -227,8 +230,10 @@ class Check:
         return self._add(CountDistinct(cols, where), assertion, f"has_count_distinct({', '.join(cols)})")
 
     def has_number_of_distinct_values(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        """Deequ's hasNumberOfDistinctValues: the exact count of distinct non-null values."""
-        return self._add(CountDistinct((column,), where), assertion, f"has_number_of_distinct_values({column})")
+        """Deequ's hasNumberOfDistinctValues: the number of bins of the column's Histogram, so null counts as one
+        value (the ``NullValue`` bin) when the column has nulls; ``CountDistinct`` counts non-null values only."""
+        return self._add(Histogram(column, where=where), assertion, f"has_number_of_distinct_values({column})",
+                         pick=lambda v: v["number_of_bins"])
 
     def has_duplicate_row_count(self, column: str | Sequence[str], assertion: AssertionLike,
                                 where: str | None = None) -> Check:
@@ -405,13 +410,28 @@ class Check:
                                 f"contains_social_security_number({column})", where)
 
     # statistics
-    def has_min(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(Minimum(column, where), assertion, f"has_min({column})",
-                         row_level=ValueOutcome(column, parse_assertion(assertion), where))
+    def has_min(self, column: str, assertion: AssertionLike, where: str | None = None,
+                null_behavior: str = "ignore") -> Check:
+        """Smallest non-null value; ``null_behavior="fail"`` counts a null as ``-inf`` and fails its row (Deequ's
+        AnalyzerOptions NullBehavior.Fail)."""
+        row_level = ValueOutcome(column, parse_assertion(assertion), where, null_behavior=null_behavior)
+        return self._add(Minimum(column, where, null_behavior), assertion,
+                         _with_nulls(f"has_min({column}", null_behavior), row_level=row_level)
 
-    def has_max(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(Maximum(column, where), assertion, f"has_max({column})",
-                         row_level=ValueOutcome(column, parse_assertion(assertion), where))
+    def has_max(self, column: str, assertion: AssertionLike, where: str | None = None,
+                null_behavior: str = "ignore") -> Check:
+        """Largest non-null value; ``null_behavior="fail"`` counts a null as ``+inf`` and fails its row."""
+        row_level = ValueOutcome(column, parse_assertion(assertion), where, null_behavior=null_behavior)
+        return self._add(Maximum(column, where, null_behavior), assertion,
+                         _with_nulls(f"has_max({column}", null_behavior), row_level=row_level)
+
+    def has_range(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Largest minus smallest non-null value (Deequ's Range analyzer)."""
+        return self._add(Range(column, where), assertion, f"has_range({column})")
+
+    def has_interquartile_range(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
+        """Exact third minus first quartile of the non-null values (Deequ's InterquartileRange analyzer)."""
+        return self._add(InterquartileRange(column, where), assertion, f"has_interquartile_range({column})")
 
     def has_mean(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
         return self._add(Mean(column, where), assertion, f"has_mean({column})")
@@ -444,13 +464,22 @@ class Check:
         return self._add(RatioOfSums(numerator, denominator, where), assertion,
                          f"has_ratio_of_sums({numerator}, {denominator})")
 
-    def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(MinLength(column, where), assertion, f"has_min_length({column})",
-                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True))
+    def has_min_length(self, column: str, assertion: AssertionLike, where: str | None = None,
+                       null_behavior: str = "ignore") -> Check:
+        """Length of the shortest string; a null is skipped (``ignore``), the length of ``""``
+        (``empty_string``), or ``-inf`` and a failing row (``fail``), as Deequ's NullBehavior."""
+        return self._add(MinLength(column, where, null_behavior), assertion,
+                         _with_nulls(f"has_min_length({column}", null_behavior),
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True,
+                                                null_behavior=null_behavior))
 
-    def has_max_length(self, column: str, assertion: AssertionLike, where: str | None = None) -> Check:
-        return self._add(MaxLength(column, where), assertion, f"has_max_length({column})",
-                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True))
+    def has_max_length(self, column: str, assertion: AssertionLike, where: str | None = None,
+                       null_behavior: str = "ignore") -> Check:
+        """Length of the longest string; nulls as in :meth:`has_min_length` (``fail``: ``+inf``)."""
+        return self._add(MaxLength(column, where, null_behavior), assertion,
+                         _with_nulls(f"has_max_length({column}", null_behavior),
+                         row_level=ValueOutcome(column, parse_assertion(assertion), where, length=True,
+                                                null_behavior=null_behavior))
 
     def has_approx_quantile(self, column: str, quantile: float, assertion: AssertionLike,
                             where: str | None = None, relative_error: float = 0.01) -> Check:
@@ -475,17 +504,27 @@ class Check:
 
     def has_histogram_values(self, column: str, assertion: Callable[[dict[str, Any]], bool],
                              max_bins: int = 1000, where: str | None = None, bin_count: int | None = None,
-                             sum_column: str | None = None, frequencies_as_ratio: bool = True) -> Check:
+                             sum_column: str | None = None, frequencies_as_ratio: bool = True,
+                             bins: Sequence[float] | None = None,
+                             bin_range: tuple[float, float] | None = None) -> Check:
         """``assertion`` receives ``{value: {"absolute": n, "ratio": r}}`` (nulls as ``NullValue``). With
-        ``bin_count`` the keys are equal-width bins ``[a, b)``, the last ``[a, b]``; with ``sum_column`` the values
-        are sums of that column; ``frequencies_as_ratio=False`` puts the absolute value in ``ratio`` (Deequ)."""
+        ``bin_count`` the keys are equal-width bins ``[a, b)`` from the data's min to its max, the last ``[a, b]``;
+        with ``bin_count`` and ``bin_range=(lo, hi)`` the bins are fixed from lo to hi, and values outside fall
+        into the overflow bins ``(-inf, lo)`` and ``[hi, inf)``; ``bins`` are custom edges with those overflow
+        bins too (Deequ's HistogramBinned customEdges would count such values as NullValue). With ``sum_column``
+        the values are sums of that column; ``frequencies_as_ratio=False`` puts the absolute value in ``ratio``."""
         if not callable(assertion):  # a textual bound cannot judge a histogram: it would always fail
             raise ValueError(f"has_histogram_values({column}): the assertion must be a callable taking the bins "
                              f"{{value: {{'absolute': n, 'ratio': r}}}}, got {assertion!r}")
+        edges = _histogram_edges(column, bins, bin_count, bin_range)
+        if edges is not None:
+            bin_count = None
         options = {"bin_count": bin_count, "sum_column": sum_column, "frequencies_as_ratio": frequencies_as_ratio}
         defaults = {"bin_count": None, "sum_column": None, "frequencies_as_ratio": True}
         shown = "".join(f", {k}={v}" for k, v in options.items() if v != defaults[k])  # names stay unique
-        return self._add(Histogram(column, max_bins=max_bins, where=where, **options), assertion,
+        if edges is not None:
+            shown += f", bins={list(edges)}"
+        return self._add(Histogram(column, bins=edges, max_bins=max_bins, where=where, **options), assertion,
                          f"has_histogram_values({column}{shown})", pick=lambda v: v["bins"])
 
     def kll_sketch_satisfies(self, column: str, assertion: Callable[[BucketDistribution], bool],
@@ -599,3 +638,29 @@ def _duplicates(cols: tuple[str, ...], where: str | None) -> Callable[[DataFrame
         df = df.where(functools.reduce(lambda a, b: a | b, [k.isNotNull() for k in keys]))
         return df.groupBy(*keys).count().where(F.col("count") > 1).orderBy(F.col("count").desc())
     return query
+
+
+def _histogram_edges(column: str, bins: Sequence[float] | None, bin_count: int | None,
+                     bin_range: tuple[float, float] | None) -> tuple[float, ...] | None:
+    """The fixed bin edges of a histogram check: custom ``bins``, or ``bin_count`` equal bins over ``bin_range``."""
+    if bin_range is None:
+        if bins is not None and bin_count is not None:
+            raise ValueError(f"has_histogram_values({column}): give bins (custom edges) or bin_count, not both")
+        return None if bins is None else tuple(float(b) for b in bins)
+    if bins is not None or bin_count is None:
+        raise ValueError(f"has_histogram_values({column}): bin_range needs bin_count (equal bins from lo to hi) "
+                         "and no bins")
+    try:
+        lo, hi = (float(x) for x in bin_range)
+    except (TypeError, ValueError):
+        raise ValueError(f"has_histogram_values({column}): bin_range must be (lo, hi), got {bin_range!r}") from None
+    if isinstance(bin_count, bool) or not isinstance(bin_count, int) or bin_count < 1:
+        raise ValueError(f"has_histogram_values({column}): bin_count must be a positive integer, got {bin_count!r}")
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ValueError(f"has_histogram_values({column}): bin_range needs finite lo < hi, got {bin_range!r}")
+    return tuple(equal_width_edges(lo, hi, bin_count))
+
+
+def _with_nulls(opened: str, null_behavior: str) -> str:
+    """A constraint's name, closed, naming a null behavior other than the default (names stay unique)."""
+    return f"{opened})" if null_behavior == "ignore" else f"{opened}, null_behavior={null_behavior})"

@@ -148,18 +148,25 @@ class PatternOutcome(RowOutcome):
 class ValueOutcome(RowOutcome):
     """Minimum, Maximum, MinLength, MaxLength (has_min, has_max, has_min_length, has_max_length): the
     constraint's assertion holds for the row's value (or its length), as Deequ's RowLevelAssertedConstraint.
-    A null value is NULL (not judged), a NaN is FALSE (the assertion's rule)."""
+    A NaN is FALSE (the assertion's rule). A null value follows Deequ's NullBehavior: ``ignore`` leaves it NULL
+    (not judged), ``fail`` makes it FALSE, ``empty_string`` (lengths) judges the length of ``""``, 0."""
 
     column_name: str
     assertion: Assertion
     where: str | None = None
     length: bool = False
+    null_behavior: str = "ignore"
 
     def judge(self) -> Column:
         from pyspark.sql import functions as F
 
         c = col(self.column_name)
-        return assertion_column(self.assertion, (F.length(c) if self.length else c).cast("double"))
+        if self.null_behavior == "empty_string":
+            c = F.coalesce(c, F.lit(""))
+        judged = assertion_column(self.assertion, (F.length(c) if self.length else c).cast("double"))
+        if self.null_behavior == "fail":
+            return F.when(c.isNull(), F.lit(False)).otherwise(judged)
+        return judged
 
 
 @dataclass(frozen=True)

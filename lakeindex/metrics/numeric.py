@@ -1,4 +1,4 @@
-"""Numeric and length analyzers: Minimum, Maximum, Mean, Sum, StandardDeviation, Variance, RatioOfSums,
+"""Numeric and length analyzers: Minimum, Maximum, Range, Mean, Sum, StandardDeviation, Variance, RatioOfSums,
 Correlation, Min/MaxLength.
 
 Nulls are skipped; a column with no non-null value (or no rows) yields a failed metric, as in Deequ,
@@ -11,12 +11,12 @@ doubles; NaN propagates (a NaN in the column makes Mean NaN and is Spark's large
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from lakeindex.metrics.analyzer import MetricError, ScanAnalyzer, require_column, require_numeric
 from lakeindex.metrics.metric import Metric
-from lakeindex.metrics.states import CoMoments, Extreme, Moments, SumCount, SumPair
+from lakeindex.metrics.states import CoMoments, Extreme, Moments, Span, SumCount, SumPair
 from lakeindex.sql_identifiers import col
 
 if TYPE_CHECKING:
@@ -41,20 +41,44 @@ class _NumericColumn(ScanAnalyzer):
 
 @dataclass(frozen=True)
 class _Extreme(_NumericColumn):
+    """Deequ's NullBehavior for the extremes: ``ignore`` skips nulls; ``fail`` counts a null as the most extreme
+    value (``-inf`` for a minimum, ``+inf`` for a maximum, as Deequ's Double.MinValue/MaxValue), so a bound on
+    that side fails; ``empty_string`` (lengths only) counts a null as ``""``, of length 0."""
+
+    null_behavior: str = field(default="ignore", metadata={"omit_default": True})
     is_max = False
     label = "min"
+    null_behaviors: ClassVar[tuple[str, ...]] = ("ignore", "fail")
+
+    def __post_init__(self) -> None:
+        if self.null_behavior not in self.null_behaviors:
+            raise ValueError(f"{type(self).__name__}: null_behavior must be one of {self.null_behaviors}, "
+                             f"got {self.null_behavior!r}")
 
     def value_expression(self) -> Column:
         return _num(self.column)
+
+    def _counted(self) -> Column:
+        """The value aggregated: the column's, with nulls replaced when ``null_behavior`` is ``fail``."""
+        from pyspark.sql import functions as F
+
+        value = self.value_expression()
+        if self.null_behavior == "fail":
+            value = F.coalesce(value, F.lit(math.inf if self.is_max else -math.inf))
+        return value
+
+    def _key(self) -> str:
+        shown = "" if self.null_behavior == "ignore" else f", {self.null_behavior}"
+        return self.key(f"{self.label}({self.column!r}{shown})")
 
     def aggregations(self) -> dict[str, Column]:
         from pyspark.sql import functions as F
 
         agg = F.max if self.is_max else F.min
-        return {self.key(f"{self.label}({self.column!r})"): agg(self.conditional(self.value_expression()))}
+        return {self._key(): agg(self.conditional(self._counted()))}
 
     def state_from(self, row: dict[str, Any]) -> Extreme:
-        v = row[self.key(f"{self.label}({self.column!r})")]
+        v = row[self._key()]
         return Extreme(None if v is None else float(v), self.is_max)
 
     def metric_from_state(self, state: Extreme | None) -> Metric:
@@ -77,7 +101,30 @@ class Maximum(_Extreme):
 
 
 @dataclass(frozen=True)
+class Range(_NumericColumn):
+    """Largest minus smallest non-null value (Deequ's Range); shares the scan's min and max aggregations."""
+
+    def _ends(self) -> tuple[Minimum, Maximum]:
+        return Minimum(self.column, self.where), Maximum(self.column, self.where)
+
+    def aggregations(self) -> dict[str, Column]:
+        low, high = self._ends()
+        return {**low.aggregations(), **high.aggregations()}
+
+    def state_from(self, row: dict[str, Any]) -> Span:
+        low, high = self._ends()
+        return Span(low.state_from(row).value, high.state_from(row).value)
+
+    def metric_from_state(self, state: Span | None) -> Metric:
+        if state is None or state.low is None or state.high is None:
+            return self.failure(f"{self.spec()}: {NO_VALUES}")
+        return self.success(state.high - state.low)
+
+
+@dataclass(frozen=True)
 class _Length(_Extreme):
+    null_behaviors: ClassVar[tuple[str, ...]] = ("ignore", "fail", "empty_string")
+
     def preconditions(self, schema: StructType) -> None:
         from pyspark.sql.types import StringType
 
@@ -89,7 +136,10 @@ class _Length(_Extreme):
     def value_expression(self) -> Column:
         from pyspark.sql import functions as F
 
-        return F.length(col(self.column)).cast("double")
+        value = col(self.column)
+        if self.null_behavior == "empty_string":
+            value = F.coalesce(value, F.lit(""))
+        return F.length(value).cast("double")
 
 
 @dataclass(frozen=True)

@@ -63,6 +63,19 @@ class Extreme(State):
 
 
 @dataclass(frozen=True)
+class Span(State):
+    """Smallest and largest non-null value seen (Range); each merges as an :class:`Extreme` does."""
+
+    kind: ClassVar[str] = "span"
+    low: float | None
+    high: float | None
+
+    def merge(self, other: Span) -> Span:
+        return Span(Extreme(self.low, False).merge(Extreme(other.low, False)).value,
+                    Extreme(self.high, True).merge(Extreme(other.high, True)).value)
+
+
+@dataclass(frozen=True)
 class SumCount(State):
     """Sum and count of the non-null values (Mean, Sum)."""
 
@@ -239,7 +252,7 @@ class KllSketch(State):
         return {"kind": self.kind, "sketch": base64.b64encode(self.sketch).decode("ascii")}
 
 
-_KINDS: dict[str, type[State]] = {c.kind: c for c in (NumMatches, Extreme, SumCount, Moments, CentralMoments,
+_KINDS: dict[str, type[State]] = {c.kind: c for c in (NumMatches, Extreme, Span, SumCount, Moments, CentralMoments,
                                                      SumPair, ColumnNames, CoMoments, TypeCounts, HllSketch,
                                                      KllSketch)}
 
