@@ -78,6 +78,28 @@ def read_table(path: str, data: bytes) -> TableRead:
 
 
 Partition = tuple[tuple[str, str | None], ...]  # a data file's partition values: (column, canonical text)
+Deleted = tuple[tuple[int, int], ...]  # row runs [start, stop) a Delta deletion vector removed from a file
+
+
+def kept_rows(rows: int, deleted: Deleted) -> pa.Array:
+    """The keep-mask of a file's ``rows`` rows less the ``[start, stop)`` runs a deletion vector removed."""
+    import numpy as np
+
+    keep = np.ones(rows, dtype=bool)
+    for start, stop in deleted:
+        keep[start:stop] = False
+    return pa.array(keep)
+
+
+def without_deleted(read: TableRead, deleted: Deleted) -> TableRead:
+    """``read`` less the rows a Delta deletion vector removed (``deleted``: ``[start, stop)`` runs of row
+    positions in the file, which is read whole and in order)."""
+    if read.skipped or not deleted:
+        return read
+    mask = kept_rows(read.rows, deleted)
+    read.columns = [(name, arr.filter(mask)) for name, arr in read.columns]
+    read.rows = mask.true_count
+    return read
 
 
 def with_partition(read: TableRead, partition: Partition) -> TableRead:

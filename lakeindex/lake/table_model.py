@@ -24,12 +24,14 @@ class TableError(ValueError):
 
 @dataclass(frozen=True, order=True)
 class TableFile:
-    """A live data file of a table: its URI as Spark names it, size, mtime (ms), and partition values."""
+    """A live data file of a table: its URI as Spark names it, size, mtime (ms), partition values, and the
+    rows a Delta deletion vector removed from it (``[start, stop)`` runs of row positions in the file)."""
 
     path: str
     length: int
     mtime: int = 0
     partition: tuple[tuple[str, str | None], ...] = ()
+    deleted: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

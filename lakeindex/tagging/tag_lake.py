@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import lake_uri, relative_table
-from lakeindex.lake.readers import read_table, with_partition
+from lakeindex.lake.readers import read_table, with_partition, without_deleted
 from lakeindex.lake.table_files import file_contents
 from lakeindex.lake.tables import list_tables
 from lakeindex.spark_session import is_connect
@@ -67,11 +67,13 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int): 
     for batch in batches:
         paths, contents = batch.column("path").to_pylist(), batch.column("content")
         tables, partitions = batch.column("table").to_pylist(), batch.column("partition").to_pylist()
+        deletions = batch.column("deleted").to_pylist()
         for i, path in enumerate(paths):
             table, rel = tables[i], relative_table(path, root)
             quota = quotas.get(table, sample)
             partition = tuple((k, v) for k, v in json.loads(partitions[i]))
-            read = with_partition(read_table(rel, contents[i].as_py() or b""), partition)
+            deleted = tuple((a, b) for a, b in json.loads(deletions[i]))
+            read = with_partition(without_deleted(read_table(rel, contents[i].as_py() or b""), deleted), partition)
             rows: dict[str, list] = {k: [] for k in schema.names}
             for name, arr in read.columns:
                 values = [v for v in arr.slice(0, quota * 2).to_pylist() if v][:quota] or [None]
