@@ -146,6 +146,9 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
     if not table.files:
         raise DatasetError(f"{path}: {table.format} table {table.name} (version {table.version}) has no data files")
     df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in table.files]), table)
+    if table.column_names:  # a column mapping: the files hold physical names
+        renamed = dict(table.column_names)
+        df = df.toDF(*[renamed.get(c, c) for c in df.columns])
     held = set(df.columns)
     added = [(c, t) for c, t in table.partition_types if c not in held]
     if added:

@@ -167,6 +167,9 @@ def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRe
         t = read.table
         if f.deleted:  # the rows the file's deletion vector removed
             t = t.filter(kept_rows(t.num_rows, f.deleted))
+        if table.column_names:  # a column mapping: the files hold physical names
+            renamed = dict(table.column_names)
+            t = t.rename_columns([renamed.get(n, n) for n in t.column_names])
         for c, typ in table.partition_types:
             if c in t.column_names:
                 continue

@@ -57,14 +57,15 @@ def read_local_table(table: LakeTable) -> TableRead:
     parsed and their partition values added, columns concatenated in file order (for small tables)."""
     import pyarrow as pa
 
-    from lakeindex.lake.readers import TableRead, read_table, with_partition, without_deleted
+    from lakeindex.lake.readers import TableRead, read_table, with_names, with_partition, without_deleted
 
     out = TableRead()
     columns: dict[str, list[pa.ChunkedArray]] = {}
     for f in table.files:
         path = f.path.removeprefix("file:")
         with open(path, "rb") as fh:
-            read = with_partition(without_deleted(read_table(path, fh.read()), f.deleted), f.partition)
+            read = with_partition(with_names(without_deleted(read_table(path, fh.read()), f.deleted),
+                                             table.column_names), f.partition)
         out.issues += [{"file": path, **i} for i in read.issues]
         if read.skipped:
             out.issue(None, f"{path}: {read.skipped}")

@@ -50,6 +50,7 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         rows = _rows(actions)
         version = str(dt.version())
         deleted = _deleted_rows(dt) if "deletionVectors" in (dt.protocol().reader_features or ()) else {}
+        names = _physical_names(dt)
     except Exception as exc:  # noqa: BLE001 - delta-rs raises several types for a log it cannot replay
         raise TableError(f"{name}: Delta log cannot be read: {error_line(exc)}") from exc
     files = []
@@ -62,7 +63,20 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         files.append(TableFile(uri, int(r["size_bytes"]), int(r.get("modification_time") or 0), part,
                                deleted.get(uri, ())))
     types = tuple((c, schema.field(c).type) for c in partition_columns)
-    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types)
+    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types, names)
+
+
+def _physical_names(dt: object) -> tuple[tuple[str, str], ...]:
+    """(physical name, column name) of a Delta table's top-level columns under column mapping (``name`` or
+    ``id`` mode: the data files hold the physical names), empty without it."""
+    import json
+
+    mode = dt.metadata().configuration.get("delta.columnMapping.mode", "none")  # type: ignore[attr-defined]
+    if mode == "none":
+        return ()
+    fields = json.loads(dt.schema().to_json())["fields"]  # type: ignore[attr-defined]
+    return tuple((f["metadata"]["delta.columnMapping.physicalName"], f["name"]) for f in fields
+                 if f.get("metadata", {}).get("delta.columnMapping.physicalName", f["name"]) != f["name"])
 
 
 def _deleted_rows(dt: object) -> dict[str, tuple[tuple[int, int], ...]]:

@@ -47,6 +47,9 @@ class LakeTable:
     location: str = ""
     # Arrow types of partition columns, where the table format records them (Delta)
     partition_types: tuple = field(default=(), compare=False)
+    # (name in the data files, column name) of the columns whose files hold them under another name: a Delta
+    # table's column mapping (its physical names); empty when the files use the columns' names
+    column_names: tuple[tuple[str, str], ...] = ()
 
     @property
     def bytes(self) -> int:
