@@ -138,8 +138,9 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
         grouped = (file_contents(spark, root, multi, under).repartition(max(1, min(len(multi), par * 4)), "table")
                    .sortWithinPartitions("table", "path"))
         evolving = frozenset(t.name for t in multi if t.format in (DELTA, ICEBERG))
-        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving),
-                                        SCAN_SCHEMA))
+        names = {t.name: t.column_names for t in multi if t.column_names}
+        scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving,
+                                                names=names), SCAN_SCHEMA))
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
 
 

@@ -25,7 +25,16 @@ import pyarrow.compute as pc
 from lakeindex.index.format import impurity_units
 from lakeindex.index.part_merge import MERGE_DISTINCT, MergedColumn, heaviest
 from lakeindex.lake.listing import relative_table
-from lakeindex.lake.readers import Partition, TableRead, read_table, with_partition
+from lakeindex.lake.readers import (
+    ColumnNames,
+    Deleted,
+    Partition,
+    TableRead,
+    read_table,
+    with_names,
+    with_partition,
+    without_deleted,
+)
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
@@ -103,21 +112,23 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
     return stats
 
 
-def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition]], limits: EnumerationLimits,
-                  acc: dict[str, list[int]], same_columns: bool = True) -> list[dict]:
-    """Add one table's columns, merged over its data files ``(relative path, bytes, partition values)``,
+def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition, Deleted]], limits: EnumerationLimits,
+                  acc: dict[str, list[int]], same_columns: bool = True,
+                  column_names: ColumnNames = ()) -> list[dict]:
+    """Add one table's columns, merged over its data files ``(relative path, bytes, partition values, rows
+    deleted)``,
     to ``acc``; return its stats row (with its ``files``) and one row per data file skipped. Partition
     values are columns of the table like the others. With ``same_columns`` (a directory of files), files
     of different columns make the table skipped; a table format's files may lack a column added later,
-    whose cells there are nulls."""
+    whose cells there are nulls. ``column_names`` renames the files' columns (a Delta column mapping)."""
     stats: dict = {"table": table, "files": [], "bytes": 0, "rows": 0, "columns": 0, "cells": 0,
                    "values": 0, "wide_values": 0, "issues": [], "skipped": None}
     skipped: list[dict] = []
     merged: dict[str, MergedColumn] = {}
     keep_wide = MERGE_DISTINCT if limits.window_edge else 0
     first: tuple[str, list[str]] | None = None
-    for rel, data, partition in parts:
-        read = with_partition(read_table(rel, data), partition)
+    for rel, data, partition, deleted in parts:
+        read = with_partition(with_names(without_deleted(read_table(rel, data), deleted), column_names), partition)
         if read.skipped:
             skipped.append(_file_stats(rel, len(data), read))
             continue
@@ -196,18 +207,22 @@ def _stats_batch(stats: list[dict]) -> pa.RecordBatch:
         pa.array([json.dumps(s) for s in stats], pa.string())], schema=_ARROW_SCHEMA)
 
 
-def _files(batches: Iterable[pa.RecordBatch], root: str) -> Iterator[tuple[str | None, str, bytes, Partition]]:
-    """(table, relative path, bytes, partition values) of each ``binaryFile`` row; the table is None
-    without a ``table`` column, the partition values (JSON pairs) empty without a ``partition`` column."""
+def _files(batches: Iterable[pa.RecordBatch],
+           root: str) -> Iterator[tuple[str | None, str, bytes, Partition, Deleted]]:
+    """(table, relative path, bytes, partition values, deleted row runs) of each ``binaryFile`` row; the table
+    is None without a ``table`` column, the partition values and deleted rows (JSON) empty without their
+    columns."""
     for batch in batches:
         paths = batch.column("path").to_pylist()
         names = batch.schema.names
         tables = batch.column("table").to_pylist() if "table" in names else [None] * len(paths)
         partitions = batch.column("partition").to_pylist() if "partition" in names else [None] * len(paths)
+        deletions = batch.column("deleted").to_pylist() if "deleted" in names else [None] * len(paths)
         contents = batch.column("content")
         for i, path in enumerate(paths):
             part = tuple((k, v) for k, v in json.loads(partitions[i])) if partitions[i] else ()
-            yield tables[i], relative_table(path, root), contents[i].as_py() or b"", part
+            deleted = tuple((a, b) for a, b in json.loads(deletions[i])) if deletions[i] else ()
+            yield tables[i], relative_table(path, root), contents[i].as_py() or b"", part, deleted
 
 
 def _accumulate(units: Iterable[Callable[[dict[str, list[int]]], list[dict]]],
@@ -232,17 +247,21 @@ def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
     """mapInArrow body over ``binaryFile`` rows (path, content)."""
     lim = EnumerationLimits(**limits)
     return _accumulate((lambda acc, rel=rel, data=data: [profile_file(rel, data, lim, acc)]
-                        for _, rel, data, _ in _files(batches, root)), flush_entries)
+                        for _, rel, data, _, _ in _files(batches, root)), flush_entries)
 
 
 def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
                           flush_entries: int = 400_000,
-                          evolving: frozenset[str] = frozenset()) -> Iterator[pa.RecordBatch]:
+                          evolving: frozenset[str] = frozenset(),
+                          names: dict[str, ColumnNames] | None = None) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over the data files of tables of several files, rows (path, content, table,
     partition) with each table's rows next to each other (the build partitions and sorts them by table).
-    ``evolving``: the tables whose files may differ in columns (Delta and Iceberg snapshots)."""
+    ``evolving``: the tables whose files may differ in columns (Delta and Iceberg snapshots); ``names``: the
+    column names of tables whose files hold other names (Delta column mapping)."""
+    names = names or {}
     lim = EnumerationLimits(**limits)
     # each table's unit runs before groupby moves on, so its group of rows is still readable
     return _accumulate((lambda acc, table=table, group=group: profile_table(
-        table, ((rel, data, part) for _, rel, data, part in group), lim, acc, table not in evolving)
+        table, ((rel, data, part, deleted) for _, rel, data, part, deleted in group), lim, acc,
+        table not in evolving, names.get(table, ()))
         for table, group in groupby(_files(batches, root), key=lambda row: row[0])), flush_entries)

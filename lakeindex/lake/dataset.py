@@ -145,7 +145,10 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
 
     if not table.files:
         raise DatasetError(f"{path}: {table.format} table {table.name} (version {table.version}) has no data files")
-    df = spark.read.parquet(*[_glob_escape(f.path) for f in table.files])
+    df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in table.files]), table)
+    if table.column_names:  # a column mapping: the files hold physical names
+        renamed = dict(table.column_names)
+        df = df.toDF(*[renamed.get(c, c) for c in df.columns])
     held = set(df.columns)
     added = [(c, t) for c, t in table.partition_types if c not in held]
     if added:
@@ -157,6 +160,22 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
         for c, t in added:
             df = df.withColumn(c, F.col(c).cast(from_arrow_type(t)))
     return df
+
+
+def _without_deleted(spark: SparkSession, df: DataFrame, table: LakeTable) -> DataFrame:
+    """``df`` (the table's files read by Spark) less the rows the files' deletion vectors removed: an anti-join
+    of each row's file and position (Parquet's ``_metadata.row_index``) with the deleted runs."""
+    from pyspark.sql import functions as F
+
+    runs = [(_file_key(f.path), start, stop) for f in table.files for start, stop in f.deleted]
+    if not runs:
+        return df
+    gone = spark.createDataFrame(runs, "`__dv_file` string, `__dv_start` long, `__dv_stop` long")
+    located = (df.withColumn("__dv_path", F.regexp_replace(F.col("_metadata.file_path"), "^file:/+", "/"))
+               .withColumn("__dv_row", F.col("_metadata.row_index")))
+    hit = ((F.col("__dv_path") == F.col("__dv_file")) & (F.col("__dv_row") >= F.col("__dv_start"))
+           & (F.col("__dv_row") < F.col("__dv_stop")))
+    return located.join(F.broadcast(gone), hit, "left_anti").drop("__dv_path", "__dv_row")
 
 
 def _file_key(path: str) -> str:

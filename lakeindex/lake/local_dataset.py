@@ -153,6 +153,8 @@ def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRe
     whole numbers."""
     import pyarrow as pa
 
+    from lakeindex.lake.readers import kept_rows
+
     if table.bytes > limit_bytes:
         return LocalRead(None, f"{table.bytes} bytes, over the {limit_bytes}-byte local limit", path)
     if not table.files:
@@ -163,6 +165,11 @@ def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRe
         if read.table is None:
             return LocalRead(None, f"{read.path}: {read.reason}", path)
         t = read.table
+        if f.deleted:  # the rows the file's deletion vector removed
+            t = t.filter(kept_rows(t.num_rows, f.deleted))
+        if table.column_names:  # a column mapping: the files hold physical names
+            renamed = dict(table.column_names)
+            t = t.rename_columns([renamed.get(n, n) for n in t.column_names])
         for c, typ in table.partition_types:
             if c in t.column_names:
                 continue

@@ -78,6 +78,39 @@ def read_table(path: str, data: bytes) -> TableRead:
 
 
 Partition = tuple[tuple[str, str | None], ...]  # a data file's partition values: (column, canonical text)
+Deleted = tuple[tuple[int, int], ...]  # row runs [start, stop) a Delta deletion vector removed from a file
+ColumnNames = tuple[tuple[str, str], ...]  # (name in the data files, column name) of a Delta column mapping
+
+
+def kept_rows(rows: int, deleted: Deleted) -> pa.Array:
+    """The keep-mask of a file's ``rows`` rows less the ``[start, stop)`` runs a deletion vector removed."""
+    import numpy as np
+
+    keep = np.ones(rows, dtype=bool)
+    for start, stop in deleted:
+        keep[start:stop] = False
+    return pa.array(keep)
+
+
+def without_deleted(read: TableRead, deleted: Deleted) -> TableRead:
+    """``read`` less the rows a Delta deletion vector removed (``deleted``: ``[start, stop)`` runs of row
+    positions in the file, which is read whole and in order)."""
+    if read.skipped or not deleted:
+        return read
+    mask = kept_rows(read.rows, deleted)
+    read.columns = [(name, arr.filter(mask)) for name, arr in read.columns]
+    read.rows = mask.true_count
+    return read
+
+
+def with_names(read: TableRead, names: ColumnNames) -> TableRead:
+    """``read`` with its columns under the table's names (``names``: (name in the file, column name) pairs of a
+    Delta table's column mapping); a column the mapping does not name keeps its file name."""
+    if read.skipped or not names:
+        return read
+    renamed = dict(names)
+    read.columns = [(renamed.get(name, name), arr) for name, arr in read.columns]
+    return read
 
 
 def with_partition(read: TableRead, partition: Partition) -> TableRead:

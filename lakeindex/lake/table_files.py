@@ -14,10 +14,11 @@ if TYPE_CHECKING:
     from lakeindex.lake.readers import TableRead
 
 
-def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str]]:
-    """(path, table, partition values as JSON) of every data file of ``tables``: what executors reading
-    the files join on to know each file's table and partition columns."""
-    return sorted((f.path, t.name, json.dumps(f.partition)) for t in tables for f in t.files)
+def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str, str]]:
+    """(path, table, partition values as JSON, deleted row runs as JSON) of every data file of ``tables``:
+    what executors reading the files join on to know each file's table, partition columns and the rows a
+    deletion vector removed."""
+    return sorted((f.path, t.name, json.dumps(f.partition), json.dumps(f.deleted)) for t in tables for f in t.files)
 
 
 def lake_files(spark: SparkSession, root: str) -> DataFrame:
@@ -33,22 +34,22 @@ def lake_files(spark: SparkSession, root: str) -> DataFrame:
 
 def file_contents(spark: SparkSession, root: str, tables: list[LakeTable],
                   under: DataFrame | None = None) -> DataFrame:
-    """A ``binaryFile`` frame (path, content, table, partition) of exactly the data files of ``tables``:
+    """A ``binaryFile`` frame (path, content, table, partition, deleted) of exactly the data files of ``tables``:
     read where they lie (under the lake root ``root``, from ``under`` when given (:func:`lake_files`), or
     elsewhere: a table format's files, a catalog table's; ``root`` is "" for a build of catalog tables
     alone), each row joined with its table's name and the file's partition values (:func:`file_rows`)."""
     from pyspark.sql import functions as F
 
     rows = file_rows(tables)
-    paths = [p for p, _, _ in rows]
+    paths = [r[0] for r in rows]
     outside = [p for p in paths if not root or not p.startswith(root.rstrip("/") + "/")]
     files = spark.read.format("binaryFile").load(outside) if outside else None
     if len(outside) < len(paths):
         under = under if under is not None else lake_files(spark, root)
         files = under if files is None else under.unionByName(files)
-    names = spark.createDataFrame(rows, "path string, table string, partition string")
+    names = spark.createDataFrame(rows, "path string, table string, partition string, deleted string")
     return (files.filter(F.col("path").isin(paths)).join(F.broadcast(names), "path")
-            .select("path", "content", "table", "partition"))
+            .select("path", "content", "table", "partition", "deleted"))
 
 
 def read_local_table(table: LakeTable) -> TableRead:
@@ -56,14 +57,15 @@ def read_local_table(table: LakeTable) -> TableRead:
     parsed and their partition values added, columns concatenated in file order (for small tables)."""
     import pyarrow as pa
 
-    from lakeindex.lake.readers import TableRead, read_table, with_partition
+    from lakeindex.lake.readers import TableRead, read_table, with_names, with_partition, without_deleted
 
     out = TableRead()
     columns: dict[str, list[pa.ChunkedArray]] = {}
     for f in table.files:
         path = f.path.removeprefix("file:")
         with open(path, "rb") as fh:
-            read = with_partition(read_table(path, fh.read()), f.partition)
+            read = with_partition(with_names(without_deleted(read_table(path, fh.read()), f.deleted),
+                                             table.column_names), f.partition)
         out.issues += [{"file": path, **i} for i in read.issues]
         if read.skipped:
             out.issue(None, f"{path}: {read.skipped}")

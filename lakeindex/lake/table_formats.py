@@ -49,20 +49,54 @@ def delta_table(location: str, name: str, version: int | None = None) -> LakeTab
         actions = dt.get_add_actions(flatten=True)
         rows = _rows(actions)
         version = str(dt.version())
+        deleted = _deleted_rows(dt) if "deletionVectors" in (dt.protocol().reader_features or ()) else {}
+        names = _physical_names(dt)
     except Exception as exc:  # noqa: BLE001 - delta-rs raises several types for a log it cannot replay
         raise TableError(f"{name}: Delta log cannot be read: {error_line(exc)}") from exc
     files = []
     for r in rows:
-        if r.get("deletionVector.storageType") or r.get("deletionVector") not in (None, {}):
-            raise TableError(f"{name}: Delta table with deletion vectors (version {version}): "
-                             "not supported by the file scan yet; run OPTIMIZE/REORG ... APPLY (PURGE) first")
         path = r["path"]
         if "://" not in path and not path.startswith("/"):
             path = location.rstrip("/") + "/" + unquote(path)
         part = tuple((c, render_scalar(r.get(f"partition.{c}"))) for c in partition_columns)
-        files.append(TableFile(_spark_uri(path), int(r["size_bytes"]), int(r.get("modification_time") or 0), part))
+        uri = _spark_uri(path)
+        files.append(TableFile(uri, int(r["size_bytes"]), int(r.get("modification_time") or 0), part,
+                               deleted.get(uri, ())))
     types = tuple((c, schema.field(c).type) for c in partition_columns)
-    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types)
+    return LakeTable(name, DELTA, tuple(sorted(files)), partition_columns, version, location, types, names)
+
+
+def _physical_names(dt: object) -> tuple[tuple[str, str], ...]:
+    """(physical name, column name) of a Delta table's top-level columns under column mapping (``name`` or
+    ``id`` mode: the data files hold the physical names), empty without it."""
+    import json
+
+    mode = dt.metadata().configuration.get("delta.columnMapping.mode", "none")  # type: ignore[attr-defined]
+    if mode == "none":
+        return ()
+    fields = json.loads(dt.schema().to_json())["fields"]  # type: ignore[attr-defined]
+    return tuple((f["metadata"]["delta.columnMapping.physicalName"], f["name"]) for f in fields
+                 if f.get("metadata", {}).get("delta.columnMapping.physicalName", f["name"]) != f["name"])
+
+
+def _deleted_rows(dt: object) -> dict[str, tuple[tuple[int, int], ...]]:
+    """The rows each data file's deletion vector removes, as ``[start, stop)`` runs, by the file's Spark URI
+    (delta-rs materialises the vectors as keep-masks; runs keep a file's entry small)."""
+    import numpy as np
+    import pyarrow as pa
+
+    out: dict[str, tuple[tuple[int, int], ...]] = {}
+    for batch in dt.deletion_vectors():  # type: ignore[attr-defined]
+        batch = pa.record_batch(batch)
+        paths = batch.column("filepath").to_pylist()
+        masks = batch.column("selection_vector")
+        for i, path in enumerate(paths):
+            keep = np.asarray(masks[i].values.to_numpy(zero_copy_only=False), dtype=bool)
+            gone = np.flatnonzero(~keep)
+            if gone.size:
+                breaks = np.flatnonzero(np.diff(gone) != 1) + 1
+                out[_spark_uri(path)] = tuple((int(run[0]), int(run[-1]) + 1) for run in np.split(gone, breaks))
+    return out
 
 
 def _arrow_schema(schema: object) -> pa.Schema:

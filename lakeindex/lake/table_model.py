@@ -24,12 +24,14 @@ class TableError(ValueError):
 
 @dataclass(frozen=True, order=True)
 class TableFile:
-    """A live data file of a table: its URI as Spark names it, size, mtime (ms), and partition values."""
+    """A live data file of a table: its URI as Spark names it, size, mtime (ms), partition values, and the
+    rows a Delta deletion vector removed from it (``[start, stop)`` runs of row positions in the file)."""
 
     path: str
     length: int
     mtime: int = 0
     partition: tuple[tuple[str, str | None], ...] = ()
+    deleted: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,9 @@ class LakeTable:
     location: str = ""
     # Arrow types of partition columns, where the table format records them (Delta)
     partition_types: tuple = field(default=(), compare=False)
+    # (name in the data files, column name) of the columns whose files hold them under another name: a Delta
+    # table's column mapping (its physical names); empty when the files use the columns' names
+    column_names: tuple[tuple[str, str], ...] = ()
 
     @property
     def bytes(self) -> int:

@@ -32,7 +32,7 @@ from pyspark.sql import functions as F
 
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import lake_uri, relative_table
-from lakeindex.lake.readers import read_table, with_partition
+from lakeindex.lake.readers import read_table, with_names, with_partition, without_deleted
 from lakeindex.lake.table_files import file_contents
 from lakeindex.lake.tables import list_tables
 from lakeindex.spark_session import is_connect
@@ -59,7 +59,8 @@ def _solver(index: str):  # noqa: ANN202 - cached per Python worker
     return _SOLVERS[key]
 
 
-def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int):  # noqa: ANN001, ANN202
+def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int,  # noqa: ANN001, ANN202
+                      names: dict[str, tuple[tuple[str, str], ...]] | None = None):
     """Executor, step 1: per file, each column's first ``quota`` non-empty values with their positions; a
     column without any value gets one null so that it is still tagged (``no non-empty values``)."""
     schema = pa.schema([("tbl", pa.string()), ("col", pa.string()), ("file", pa.string()), ("pos", pa.int32()),
@@ -67,11 +68,15 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int): 
     for batch in batches:
         paths, contents = batch.column("path").to_pylist(), batch.column("content")
         tables, partitions = batch.column("table").to_pylist(), batch.column("partition").to_pylist()
+        deletions = batch.column("deleted").to_pylist()
         for i, path in enumerate(paths):
             table, rel = tables[i], relative_table(path, root)
             quota = quotas.get(table, sample)
             partition = tuple((k, v) for k, v in json.loads(partitions[i]))
-            read = with_partition(read_table(rel, contents[i].as_py() or b""), partition)
+            deleted = tuple((a, b) for a, b in json.loads(deletions[i]))
+            read = with_names(without_deleted(read_table(rel, contents[i].as_py() or b""), deleted),
+                              (names or {}).get(table, ()))
+            read = with_partition(read, partition)
             rows: dict[str, list] = {k: [] for k in schema.names}
             for name, arr in read.columns:
                 values = [v for v in arr.slice(0, quota * 2).to_pylist() if v][:quota] or [None]
@@ -123,7 +128,8 @@ def tag_lake(spark: SparkSession, lake: str | None, index: str, sample: int = 10
     if listed:
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
         files = file_contents(spark, root, listed)
-        samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample),
+        names = {t.name: t.column_names for t in listed if t.column_names}
+        samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample, names=names),
                                    SAMPLE_SCHEMA)
         first = Window.partitionBy("tbl", "col").orderBy("pos", "file")
         grouped = (samples.withColumn("rank", F.row_number().over(first)).filter(F.col("rank") <= sample)
