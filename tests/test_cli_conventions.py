@@ -161,3 +161,25 @@ def test_spark_connect_refuses_settings_it_cannot_apply():
     # checked before any connection attempt: port 1 on loopback has no server, and the error is not about that
     with pytest.raises(SessionError, match="spark.executor.memory: a Spark Connect client can set only spark.sql"):
         get_spark(remote="sc://127.0.0.1:1", extra={"spark.executor.memory": "8g", "spark.sql.ansi.enabled": "true"})
+
+
+@pytest.mark.parametrize("argv, usage, hint", [
+    (["validate-batch", "data.csv", "--repo", "r", "--dataset", "d", "--dryrun"], "usage: lakeindex validate-batch",
+     "did you mean --dry-run?"),
+    (["index", "build", "lake", "--out", "ix", "--tua", "8"], "usage: lakeindex index build", "did you mean --tau?"),
+])
+def test_an_unknown_option_is_reported_under_its_command_with_a_close_match(argv, usage, hint, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert f"unrecognized arguments: {next(a for a in argv[::-1] if a.startswith('--'))}" in err
+    assert hint in err
+
+
+def test_an_unknown_option_without_a_close_match_gets_no_guess(capsys):
+    with pytest.raises(SystemExit):
+        main(["validate-batch", "data.csv", "--repo", "r", "--dataset", "d", "--zzzzzz"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: lakeindex validate-batch") and "did you mean" not in err
