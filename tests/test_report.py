@@ -473,4 +473,4 @@ def test_x_axis_labels_do_not_overlap(browser, tmp_path):
     assert len(boxes) >= 2
     boxes.sort()
     assert boxes[0][0] >= 0 and boxes[-1][1] <= 420
-    assert all(a[1] + 2 <= b[0] for a, b in zip(boxes, boxes[1:])), boxes
+    assert all(a[1] + 2 <= b[0] for a, b in zip(boxes, boxes[1:], strict=False)), boxes
