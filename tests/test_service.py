@@ -13,6 +13,7 @@ from lakeindex.index.local_build import build_from_columns
 from lakeindex.patterns.pattern import to_regex
 from query_service.app import create_app
 from query_service.limits import Settings
+from query_service.models import UnprocessableOut
 from tests.test_fmdv import corpus
 
 
@@ -171,6 +172,7 @@ def test_a_lone_surrogate_in_a_json_string_is_a_4xx_naming_the_field(client, pat
     the service must refuse it as bad input, never fail on it."""
     resp = client.post(path, content=body, headers={"content-type": "application/json"})
     assert resp.status_code == 422, resp.text
+    UnprocessableOut.model_validate(resp.json())  # the documented 422 schema
     (issue,) = resp.json()["detail"]
     assert issue["loc"] == field and "surrogate" in issue["msg"]
 

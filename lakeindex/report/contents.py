@@ -6,7 +6,7 @@
   it says what the pipeline was told.
 - **Metric history with AVH bounds**: the AVH programs learned now from the clean history (as the next
   ``validate-batch`` would learn them); one chart per clause: the metric's value per batch, the range the
-  clause allows each batch, flagged batches and points outside the range.
+  clause allows each batch, the batches flagged on that clause's metric and points outside the range.
 - **Declared metrics**: each scalar metric that ``lakeindex check --repo`` stored for the dataset, over
   its runs, with the single-metric AVH constraint at the same FPR budget where the series allows one.
 - **Pattern rules**: with an index, the FMDV-VH rule of each text column learned from the latest clean
@@ -67,7 +67,7 @@ def _float(v: Any) -> float | None:
     return float(v) if math.isfinite(v) else None
 
 
-def violated_metrics(validation: dict[str, Any]) -> set[tuple[str, str]]:
+def _violated_metrics(validation: dict[str, Any]) -> set[tuple[str, str]]:
     """(column, metric) of every AVH clause a recorded validation found violated."""
     for s in validation.get("signals", []):
         if s.get("signal") == "avh" and isinstance(s.get("failing_columns"), dict):
@@ -176,7 +176,7 @@ def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: A
     clean = history.with_latest_in_full([r for r in records if r.status == ACCEPTED])
     latest_validation = None
     validations = repo.load().for_dataset(dataset).for_analyzers(["Validation"]).get()
-    violated = {r.key.tags.get("batch", ""): violated_metrics(r.metrics[0].value) for r in validations
+    violated = {r.key.tags.get("batch", ""): _violated_metrics(r.metrics[0].value) for r in validations
                 if r.metrics and isinstance(r.metrics[0].value, dict)}
     if validations:  # the newest recorded validation (a batch added by `history add` has none)
         newest = validations[-1]
