@@ -235,3 +235,13 @@ def test_a_file_failing_in_the_scan_is_bad_input_in_one_line(spark, tmp_path, ca
         assert len(err.strip().splitlines()) == 1, err
         message = json.loads(err)["error"]
         assert "pages.parquet" in message and "FAILED_READ_FILE" in message and "fix or remove" in message
+
+
+def test_the_driver_logs_through_the_packaged_log4j2_file_unless_told_otherwise():
+    from lakeindex.spark_session import LOG_CONFIG, with_log_config
+
+    assert LOG_CONFIG.is_file() and "rootLogger.level" in LOG_CONFIG.read_text()
+    assert with_log_config("") == f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
+    assert with_log_config("-Xss4m").split() == ["-Xss4m", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"]
+    own = "-Xss4m -Dlog4j2.configurationFile=file:/etc/spark/log4j2.properties"
+    assert with_log_config(own) == own
