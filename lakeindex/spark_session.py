@@ -97,6 +97,8 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
     }
     conf.update(extra or {})
+    if not submitted:  # this process starts the driver's JVM: it logs as the packaged file says
+        conf["spark.driver.extraJavaOptions"] = with_log_config(conf.get("spark.driver.extraJavaOptions", ""))
     for k, v in conf.items():
         builder = builder.config(k, v)
     try:
@@ -108,6 +110,16 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     spark.sparkContext.setLogLevel(os.environ.get("LAKEINDEX_SPARK_LOG_LEVEL", "ERROR"))
     ship_code(spark)
     return spark
+
+
+LOG_CONFIG = Path(__file__).with_name("spark_log4j2.properties")
+
+
+def with_log_config(java_options: str) -> str:
+    """Driver JVM options with the packaged log4j2 file, unless the options already name a log4j2 file."""
+    if "-Dlog4j2.configurationFile=" in java_options or "-Dlog4j.configurationFile=" in java_options:
+        return java_options
+    return f"{java_options} -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}".strip()
 
 
 def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkSession:

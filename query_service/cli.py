@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging.config
 import os
+import sys
 from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK
@@ -27,7 +28,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
     logs = log_config()  # timestamped lines, from here on and in every worker process
     logging.config.dictConfig(logs)
     logging.captureWarnings(True)  # Python warnings too, as timestamped lines
-    IndexReader(args.index).close()  # fail fast, with the reader's message, on a bad index path
+    with IndexReader(args.index) as reader:  # fail fast, with the reader's message, on a bad index path
+        version = reader.version
     if args.signals_config:
         from lakeindex.validation.policy import load_policies
 
@@ -37,6 +39,12 @@ def cmd_serve(args: argparse.Namespace) -> int:
                         admin_token=os.environ.get("LAKEINDEX_ADMIN_TOKEN") or None,
                         watch_interval=args.watch_interval, repository=args.repo,
                         signals_config=str(Path(args.signals_config).resolve()) if args.signals_config else None)
+    workers = f"{args.workers} worker processes" if args.workers > 1 else "1 worker process"
+    newer = (f"a newer one is picked up within {args.watch_interval:g} s" if args.watch_interval > 0
+             else "a newer one on POST /admin/reload")
+    print(f"lakeindex serve: index {Path(args.index).resolve()} version {version} ({newer}) on "
+          f"http://{args.host}:{args.port} with {workers}; API docs at http://{args.host}:{args.port}/docs",
+          file=sys.stderr, flush=True)
     if args.workers > 1:
         # one process per worker, each with its own read-only index handle and caches
         os.environ.update(settings.to_env(str(Path(args.index).resolve())))

@@ -23,6 +23,8 @@ from fastapi import HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.routing import APIRoute
 
+from query_service.unicode_body import TextRoute
+
 RETRY_AFTER_SECONDS = 1
 
 
@@ -88,9 +90,10 @@ def lane_of(route: APIRoute) -> str | None:
     return None
 
 
-class LanedRoute(APIRoute):
+class LanedRoute(TextRoute):
     """A route (FastAPI's documented ``route_class`` hook) that answers 503 with ``Retry-After`` at once,
-    without reading or parsing the body, when the lane it joins with ``lane(name)`` is full."""
+    without reading or parsing the body, when the lane it joins with ``lane(name)`` is full (and reads a JSON
+    body as Unicode text, :class:`~query_service.unicode_body.TextRoute`)."""
 
     def get_route_handler(self) -> Callable[[Request], Awaitable[Response]]:
         handler = super().get_route_handler()

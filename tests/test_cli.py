@@ -149,3 +149,18 @@ def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):
     finally:
         gc.set_threshold(*before)
     assert seen["threshold"] == (700, 10, 10)
+
+
+def test_serve_says_where_it_listens_and_which_index_version(monkeypatch, index, capsys):
+    import logging.config
+
+    import uvicorn
+
+    from lakeindex.index.store import current_version
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
+    monkeypatch.setattr(logging.config, "dictConfig", lambda config: None)
+    monkeypatch.setattr(logging, "captureWarnings", lambda capture: None)
+    assert main(["serve", "--index", str(index), "--port", "8123"]) == 0
+    err = capsys.readouterr().err
+    assert "http://127.0.0.1:8123" in err and f"version {current_version(index)}" in err, err

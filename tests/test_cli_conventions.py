@@ -161,3 +161,87 @@ def test_spark_connect_refuses_settings_it_cannot_apply():
     # checked before any connection attempt: port 1 on loopback has no server, and the error is not about that
     with pytest.raises(SessionError, match="spark.executor.memory: a Spark Connect client can set only spark.sql"):
         get_spark(remote="sc://127.0.0.1:1", extra={"spark.executor.memory": "8g", "spark.sql.ansi.enabled": "true"})
+
+
+@pytest.mark.parametrize("argv, usage, hint", [
+    (["validate-batch", "data.csv", "--repo", "r", "--dataset", "d", "--dryrun"], "usage: lakeindex validate-batch",
+     "did you mean --dry-run?"),
+    (["index", "build", "lake", "--out", "ix", "--tua", "8"], "usage: lakeindex index build", "did you mean --tau?"),
+])
+def test_an_unknown_option_is_reported_under_its_command_with_a_close_match(argv, usage, hint, capsys):
+    with pytest.raises(SystemExit) as done:
+        main(argv)
+    assert done.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith(usage), err
+    assert f"unrecognized arguments: {next(a for a in argv[::-1] if a.startswith('--'))}" in err
+    assert hint in err
+
+
+def test_an_unknown_option_without_a_close_match_gets_no_guess(capsys):
+    with pytest.raises(SystemExit):
+        main(["validate-batch", "data.csv", "--repo", "r", "--dataset", "d", "--zzzzzz"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: lakeindex validate-batch") and "did you mean" not in err
+
+
+def _corrupt_parquet(path: Path, keep_footer: bool) -> Path:
+    """A Parquet file whose footer is garbage, or (``keep_footer``) whose footer is intact but whose data pages
+    are not: Spark reads its schema, then fails in the scan."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    pq.write_table(pa.table({"a": list(range(5000)), "s": [f"value-{i}" for i in range(5000)]}), path)
+    data = bytearray(path.read_bytes())
+    if keep_footer:
+        data[200:2000] = bytes((b * 7 + 13) % 256 for b in data[200:2000])
+    else:
+        data[4:-8] = bytes(len(data) - 12)  # the magic "PAR1" at both ends, nothing readable between
+    path.write_bytes(bytes(data))
+    return path
+
+
+# the JVM's own notice when Spark adds an incubator module; printed before any logging is configured
+JVM_NOTICE = "WARNING: Using incubator modules"
+
+
+def test_a_corrupt_file_is_one_line_and_quiet_leaves_only_it(tmp_path):
+    """`check --quiet` of a corrupt Parquet file: exit 2 and its error as the only line on stderr (no Java stack
+    from the executor's log, no log4j banner, no NativeCodeLoader warning)."""
+    bad = _corrupt_parquet(tmp_path / "bad.parquet", keep_footer=False)
+    checks = tmp_path / "checks.json"
+    checks.write_text(json.dumps({"checks": [{"description": "rows", "level": "error",
+                                              "constraints": [{"type": "has_size", "assertion": "> 0"}]}]}))
+    env = {k: v for k, v in os.environ.items() if k not in ("PYSPARK_GATEWAY_PORT", "SPARK_REMOTE")}
+    done = subprocess.run([sys.executable, "-m", "lakeindex.cli", "check", str(bad), "--checks", str(checks),
+                           "--quiet"], env={**env, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 2, done.stderr
+    lines = [ln for ln in done.stderr.splitlines() if not ln.startswith(JVM_NOTICE)]
+    assert len(lines) == 1, done.stderr
+    message = json.loads(lines[0])["error"]
+    assert str(bad) in message and "Parquet" in message
+
+
+def test_a_file_failing_in_the_scan_is_bad_input_in_one_line(spark, tmp_path, capsys):
+    """Not a failed check or a profile with holes: the data cannot be read (exit 2), said in one line."""
+    bad = _corrupt_parquet(tmp_path / "pages.parquet", keep_footer=True)
+    checks = tmp_path / "checks.json"
+    checks.write_text(json.dumps({"checks": [{"description": "a", "level": "error",
+                                              "constraints": [{"type": "is_complete", "column": "a"}]}]}))
+    for argv in (["check", str(bad), "--checks", str(checks)], ["profile", str(bad)]):
+        assert main([*argv, "--quiet"]) == 2, argv
+        err = capsys.readouterr().err
+        assert len(err.strip().splitlines()) == 1, err
+        message = json.loads(err)["error"]
+        assert "pages.parquet" in message and "FAILED_READ_FILE" in message and "fix or remove" in message
+
+
+def test_the_driver_logs_through_the_packaged_log4j2_file_unless_told_otherwise():
+    from lakeindex.spark_session import LOG_CONFIG, with_log_config
+
+    assert LOG_CONFIG.is_file() and "rootLogger.level" in LOG_CONFIG.read_text()
+    assert with_log_config("") == f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"
+    assert with_log_config("-Xss4m").split() == ["-Xss4m", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"]
+    own = "-Xss4m -Dlog4j2.configurationFile=file:/etc/spark/log4j2.properties"
+    assert with_log_config(own) == own

@@ -388,3 +388,89 @@ def test_site_navigates_offline_in_chromium(repo, browser, tmp_path):
     assert requests == [(site / "index.html").as_uri(), (site / page_name("orders")).as_uri()]
     assert problems == []
     ctx.close()
+
+
+# ---- what a reader is told ------------------------------------------------------------------------------------
+
+def test_a_flagged_batch_is_marked_only_on_the_metrics_it_violated(repo, index):
+    """b15 was flagged by AVH on amount's complete_ratio alone (the recorded verdict): only that chart marks it."""
+    from lakeindex.report import gather
+
+    recorded = next(s for s in repo["reports"][1]["signals"] if s["signal"] == "avh")["failing_columns"]
+    violated = {(col, v["metric"]) for col, verdict in recorded.items() for v in verdict["violations"]}
+    assert violated == {("amount", "complete_ratio")}
+    c = gather(repo["path"], "orders", index=index)
+    marked = {(col, ch.title.split(" · ")[1]) for col, charts in c.avh_charts.items() for ch in charts
+              if ch.flagged[-1]}
+    assert marked == violated
+    assert not any(any(ch.flagged[:-1]) for charts in c.avh_charts.values() for ch in charts)  # b00-b14 are clean
+
+
+def test_bounds_beyond_a_ratio_metrics_range_are_not_shown():
+    """complete_ratio lies in [0, 1]: an upper bound of 1.07546 admits every value, so the clause reads as its
+    lower bound alone and the chart's band stops at 1; a lag clause's range is cut to [0, 1] too."""
+    c = RangeConstraint("c", "complete_ratio", Transform("identity", 0), 0.91, 1.07546, 0.001, BoundKind.CHEBYSHEV)
+    assert c.describe() == "complete_ratio >= 0.91"
+    assert not c.violates(1.0) and c.violates(0.9)  # what is checked is unchanged
+    both = RangeConstraint("c", "unique_ratio", Transform("identity", 0), -0.2, 1.3, 0.001, BoundKind.CHEBYSHEV)
+    assert both.describe() == "unique_ratio is defined"
+    assert raw_range(c, []) == (0.91, 1.0)
+    lag = RangeConstraint("c", "complete_ratio", Transform("lag", 1), -0.1, 0.1, 0.001, BoundKind.CHEBYSHEV)
+    assert raw_range(lag, [0.05]) == (0.0, pytest.approx(0.15))
+    assert raw_range(lag, [0.95]) == (pytest.approx(0.85), 1.0)
+    # a metric without a known range keeps its bounds as learned
+    assert raw_range(_c(-3, 1e9), []) == (-3, 1e9)
+
+
+def test_every_batch_metric_has_a_description_and_the_page_shows_it(repo, index):
+    from lakeindex.history.batch_metrics import BatchMetric
+    from lakeindex.history.metric_glossary import GLOSSARY
+    from lakeindex.report import build_report
+
+    assert set(GLOSSARY) == {str(m) for m in BatchMetric}
+    assert all(len(info.description) > 10 for info in GLOSSARY.values())
+    page, c = build_report(repo["path"], "orders", index=index)
+    assert c.avh_charts["country"]  # pat_chisquare among them
+    for charts in c.avh_charts.values():
+        for ch in charts:
+            metric = ch.title.split(" · ")[1].split(" - ")[0]
+            assert ch.description == GLOSSARY[metric].description
+            assert str(_escape(ch.description)) in page
+
+
+def _escape(text: str) -> str:
+    from markupsafe import escape
+
+    return escape(text)
+
+
+def test_pattern_table_sources_read_well_and_keep_the_latest_p_values(repo, index):
+    from lakeindex.report import build_report
+
+    recorded = next(s for s in repo["reports"][1]["signals"] if s["signal"] == "patterns")["columns"]
+    page, c = build_report(repo["path"], "orders", index=index)
+    assert "''s" not in page and "'s value sample" not in c.patterns_source
+    assert "b14" in c.patterns_source
+    for column, result in recorded.items():
+        assert c.patterns[column]["p_value"] == result["p_value"]
+
+
+TIMESTAMPS = [f"2026-11-{d:02d} 0{d % 10}:15:00 UTC" for d in range(1, 17)]
+
+
+def test_x_axis_labels_do_not_overlap(browser, tmp_path):
+    """Measured by a browser: the first labels of a chart of 16 timestamped batches used to overlap."""
+    values = [100.0 + d for d in range(16)]
+    svg = chart_svg(chart("t", "t", TIMESTAMPS, values, [True] * 16, _c(90, 130)))
+    path = tmp_path / "chart.html"
+    path.write_text(f"<!DOCTYPE html><html><body>{svg}</body></html>", encoding="utf-8")
+    page = browser.new_page()
+    page.goto(path.as_uri())
+    boxes = page.eval_on_selector_all(
+        "svg text", "ts => ts.filter(t => t.getAttribute('y') === String(t.ownerSVGElement.viewBox.baseVal.height - 8))"
+        ".map(t => { const b = t.getBBox(); return [b.x, b.x + b.width]; })")
+    page.close()
+    assert len(boxes) >= 2
+    boxes.sort()
+    assert boxes[0][0] >= 0 and boxes[-1][1] <= 420
+    assert all(a[1] + 2 <= b[0] for a, b in zip(boxes, boxes[1:], strict=False)), boxes

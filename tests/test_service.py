@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 
@@ -12,6 +13,7 @@ from lakeindex.index.local_build import build_from_columns
 from lakeindex.patterns.pattern import to_regex
 from query_service.app import create_app
 from query_service.limits import Settings
+from query_service.models import UnprocessableOut
 from tests.test_fmdv import corpus
 
 
@@ -150,3 +152,43 @@ def test_app_factory_for_worker_processes_reads_the_environment(index_path, monk
     with TestClient(app_from_env()) as c:
         assert c.get("/ready").status_code == 200
         assert c.post("/v1/infer", json={"values": ["1"] * 6}).status_code == 413
+
+
+RULE = {"pattern": "<lower>{2}", "regex": "[a-z]{2}", "method": "fmdv", "feasible": True}
+
+
+@pytest.mark.parametrize("path, body, field", [
+    ("/v1/patterns/lookup", rb'{"patterns": ["<digit>+", "\ud800"]}', ["body", "patterns", 1]),
+    ("/v1/infer", rb'{"values": ["ab", "x\udfffy"]}', ["body", "values", 1]),
+    ("/v1/tag", rb'{"values": ["\udc00"]}', ["body", "values", 0]),
+    ("/v1/validate", rb'{"rule": {"pattern": "\ud800"}, "values": ["ab"]}', ["body", "rule", "pattern"]),
+    ("/v1/validate", b'{"rule": ' + json.dumps(RULE).encode() + rb', "values": ["ab", "\ud800"]}',
+     ["body", "values", 1]),
+    ("/v1/batches/validate", rb'{"dataset": "d", "batch": "b", "columns": {"c\ud800": ["x"]}}',
+     ["body", "columns", "c\\ud800"]),
+])
+def test_a_lone_surrogate_in_a_json_string_is_a_4xx_naming_the_field(client, path, body, field):
+    """JSON may escape a UTF-16 surrogate that is not half of a pair ("\\ud800"), which is no Unicode text:
+    the service must refuse it as bad input, never fail on it."""
+    resp = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert resp.status_code == 422, resp.text
+    UnprocessableOut.model_validate(resp.json())  # the documented 422 schema
+    (issue,) = resp.json()["detail"]
+    assert issue["loc"] == field and "surrogate" in issue["msg"]
+
+
+def test_a_surrogate_pair_is_an_ordinary_character(client):
+    """"\\ud83d\\ude00" is JSON's escape of one emoji (U+1F600): valid text."""
+    resp = client.post("/v1/infer", content=rb'{"values": ["\ud83d\ude00", "\ud83d\ude00"], "m": 10}',
+                       headers={"content-type": "application/json"})
+    assert resp.status_code == 200, resp.text
+
+
+def test_every_route_taking_a_json_body_refuses_a_lone_surrogate(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    posts = [p for p, ops in paths.items() if "requestBody" in ops.get("post", {})]
+    assert "/v1/batches/validate" in posts
+    for path in posts:
+        resp = client.post(path.replace("{name}", "d"), content=rb'{"x\udbff": 1}',
+                           headers={"content-type": "application/json"})
+        assert resp.status_code == 422 and resp.json()["detail"][0]["loc"] == ["body", "x\\udbff"], (path, resp.text)

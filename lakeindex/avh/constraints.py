@@ -59,6 +59,7 @@ from lakeindex.avh.stationarity import (
     Transform,
     make_stationary,
 )
+from lakeindex.history.metric_glossary import metric_range
 
 __all__ = [
     "DEFAULT_K_GRID",
@@ -136,15 +137,20 @@ class RangeConstraint:
         return math.isnan(value) or value < self.lower or value > self.upper
 
     def describe(self) -> str:
-        """The clause as text, e.g. ``0.85 <= complete_ratio <= 0.95`` or ``js_div <= 0.12``."""
+        """The clause as text, e.g. ``0.85 <= complete_ratio <= 0.95`` or ``js_div <= 0.12``. A bound of a raw
+        metric at or beyond the values the metric can take (``complete_ratio <= 1.07``) admits every value and
+        is left out; the bounds themselves, and so what is checked, stay as learned."""
         expr = self.transform.describe(self.metric)
-        if math.isinf(self.lower) and math.isinf(self.upper):
+        lowest, highest = metric_range(self.metric) if self.transform.kind == "identity" else (-math.inf, math.inf)
+        lower = -math.inf if self.lower <= lowest else self.lower
+        upper = math.inf if self.upper >= highest else self.upper
+        if math.isinf(lower) and math.isinf(upper):
             return f"{expr} is defined"
-        if math.isinf(self.lower):
-            return f"{expr} <= {self.upper:.6g}"
-        if math.isinf(self.upper):
-            return f"{expr} >= {self.lower:.6g}"
-        return f"{self.lower:.6g} <= {expr} <= {self.upper:.6g}"
+        if math.isinf(lower):
+            return f"{expr} <= {upper:.6g}"
+        if math.isinf(upper):
+            return f"{expr} >= {lower:.6g}"
+        return f"{lower:.6g} <= {expr} <= {upper:.6g}"
 
     def to_dict(self) -> dict[str, Any]:
         """JSON form; infinite bounds are ``null``."""

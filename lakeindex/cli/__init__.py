@@ -16,6 +16,7 @@ from importlib.metadata import entry_points
 
 from lakeindex import __version__
 from lakeindex.cli import deploy, history, index, inference, quality, report
+from lakeindex.cli.command_parser import CommandParser
 from lakeindex.cli.output import (
     EXIT_BAD_INPUT,
     EXIT_FLAGGED,
@@ -40,7 +41,7 @@ COMMAND_GROUP = "lakeindex.commands"
 
 def build_parser() -> argparse.ArgumentParser:
     """The full parser: the library's command groups, then the commands edges register."""
-    parser = argparse.ArgumentParser(prog="lakeindex", description="Pattern index and auto-validation for data lakes.")
+    parser = CommandParser(prog="lakeindex", description="Pattern index and auto-validation for data lakes.")
     parser.add_argument("--version", action="version", version=f"lakeindex {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for register in (index.register, inference.register, quality.register, history.register,

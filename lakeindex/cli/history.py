@@ -8,6 +8,7 @@ batch whose upstream starts writing ``"N/A"`` into a numeric column shows up as 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from typing import Any
 
@@ -111,12 +112,21 @@ def cmd_avh_check(args: argparse.Namespace) -> int:
 
     clean, new, spark_s = _profile_candidate(args)
     t = time.perf_counter()
-    signal = AVHSignal(args.delta, args.window, args.max_clauses).evaluate(BatchUnderTest(new, clean))
+    signal = _without_programs(args, AVHSignal(args.delta, args.window, args.max_clauses)
+                               .evaluate(BatchUnderTest(new, clean)))
     flagged = signal["status"] == "failed"
     emit({"verdict": "flagged" if flagged else "passed", **signal,
           "timing": {"profile_s": round(spark_s, 3),
                      "learn_and_check_ms": round((time.perf_counter() - t) * 1000, 1)}})
     return verdict(flagged)
+
+
+def _without_programs(args: argparse.Namespace, signal: dict[str, Any]) -> dict[str, Any]:
+    """``signal`` without its learned AVH programs unless ``--programs``: they are learned again on every run
+    and are the bulk of a report (tens of KB); ``avh learn`` prints them."""
+    if not args.programs:
+        signal.pop("programs", None)
+    return signal
 
 
 def cmd_novelty_check(args: argparse.Namespace) -> int:
@@ -152,7 +162,14 @@ def cmd_validate_batch(args: argparse.Namespace) -> int:
         prog.say(f"validating batch {batch_id}: {', '.join(s.name for s in validator.signals)}")
         report = validator.validate_frame(data, _history(args), batch_id, record=not args.dry_run,
                                           timestamp_ms=args.timestamp)
-    emit(report)
+    for s in report["signals"]:
+        _without_programs(args, s)
+    if args.json or not sys.stdout.isatty():
+        emit(report)
+    else:
+        from lakeindex.cli.batch_summary import batch_summary
+
+        print(batch_summary(report))
     return verdict(report["verdict"] == "flagged")
 
 
@@ -168,6 +185,11 @@ def _avh_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delta", type=float, default=0.001, help="FPR budget per column (default 0.001 = 0.1%%)")
     p.add_argument("--window", type=int, default=None, help="learn from the last N clean batches (default all)")
     p.add_argument("--max-clauses", type=int, default=None, help="most constraints per column (default: no cap)")
+
+
+def _programs_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--programs", action="store_true",
+                   help="include each column's learned AVH program in the JSON report (left out by default)")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -207,6 +229,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     chk = asub.add_parser("check", help="check a batch; exit 0 pass, 1 flagged, 2 bad input")
     _repo_args(chk, data=True)
     _avh_args(chk)
+    _programs_arg(chk)
     chk.set_defaults(func=cmd_avh_check)
 
     n = sub.add_parser("novelty", help="kNN novelty detection on batch statistics (EDBT 2021)")
@@ -223,6 +246,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     vb.add_argument("--batch", default=None, help="batch id (default: the current time)")
     vb.add_argument("--timestamp", type=int, default=None, help="batch time, ms since the epoch (default now)")
     vb.add_argument("--dry-run", action="store_true", help="do not record the batch in the history")
+    vb.add_argument("--json", action="store_true",
+                    help="print the report as JSON also on a terminal (the default when stdout is a pipe or file; "
+                         "on a terminal a short summary is printed)")
+    _programs_arg(vb)
     vb.add_argument("--signals-config", default=None, metavar="FILE",
                     help="YAML/JSON: per signal, severity (error|warn) and min_history (clean batches before it may "
                          "fail a batch); see lakeindex.validation.policy for the defaults")

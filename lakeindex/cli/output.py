@@ -78,6 +78,11 @@ def run_command(func: Callable[[argparse.Namespace], int], args: argparse.Namesp
         if isinstance(exc, bad_input_errors()):
             error(str(exc))
             return EXIT_BAD_INPUT
+        reading = sys.modules.get("lakeindex.lake.read_errors")  # loaded by every command that reads data
+        if reading is not None and reading.unreadable_file(exc):
+            error(f"{reading.error_line(exc)}: fix or remove the file (it is corrupt, truncated or not of its "
+                  "format)")
+            return EXIT_BAD_INPUT
         error(f"internal error: {type(exc).__name__}: {exc}")
         traceback.print_exc(file=sys.stderr)
         return EXIT_INTERNAL

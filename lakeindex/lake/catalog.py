@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from lakeindex.lake.listing import lake_uri, relative_table
+from lakeindex.lake.read_errors import error_line
 from lakeindex.lake.table_model import (
     DELTA,
     DIRECTORY,
@@ -23,7 +24,6 @@ from lakeindex.lake.table_model import (
     LakeTable,
     TableFile,
     TableListing,
-    error_line,
     partition_values,
 )
 from lakeindex.lake.tables import list_tables

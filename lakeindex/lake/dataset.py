@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.lake.formats import FORMATS, file_format
+from lakeindex.lake.read_errors import error_line
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -114,9 +115,7 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         advice = missing_filesystem(exc, str(path))
         if advice:
             raise DatasetError(advice) from exc
-        lines = str(exc).strip().splitlines()
-        detail = next((ln for ln in lines if "Exception:" in ln or "[" in ln), lines[0] if lines else "")
-        raise DatasetError(f"{path}: cannot read as {fmt}: {detail.strip()[:500]}") from exc
+        raise DatasetError(f"{path}: cannot read as {fmt}: {error_line(exc)}") from exc
     if header is not None:
         _require_header(path, header, declared)
     if not columns:

@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from lakeindex.lake.formats import file_format
+from lakeindex.lake.read_errors import error_line
 from lakeindex.lake.rendering import NotRenderable, render
 
 MAX_CELL_BYTES = 64 * 1024
@@ -60,7 +61,7 @@ def read_table(path: str, data: bytes) -> TableRead:
         else:
             table = _read_jsonl(_decoded(data, out), out)
     except Exception as exc:  # noqa: BLE001 - any parser failure means an unreadable file
-        out.skipped = f"unreadable {fmt}: {type(exc).__name__}: {str(exc).splitlines()[0][:300]}"
+        out.skipped = f"unreadable {fmt}: {error_line(exc)}"
         return out
     if table is None:
         return out

@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
 from lakeindex.lake.formats import file_format
-from lakeindex.lake.table_model import DELTA, ICEBERG, LakeTable, TableError, TableFile, error_line
+from lakeindex.lake.read_errors import error_line
+from lakeindex.lake.table_model import DELTA, ICEBERG, LakeTable, TableError, TableFile
 
 if TYPE_CHECKING:
     import pyarrow as pa

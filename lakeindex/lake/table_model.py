@@ -12,11 +12,6 @@ from lakeindex.lake.listing import PARTITION_DIR
 FILE, DIRECTORY, DELTA, ICEBERG = "file", "directory", "delta", "iceberg"
 HIVE_NULL = "__HIVE_DEFAULT_PARTITION__"  # how Spark and Hive write a null partition value
 
-def error_line(exc: BaseException) -> str:
-    """An exception in one line for a skip reason: its type and the first line of its message."""
-    text = str(exc).strip().splitlines()
-    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
-
 
 class TableError(ValueError):
     """A table that cannot be read as its format says; the message names the table and the cause."""

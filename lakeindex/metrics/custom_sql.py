@@ -47,7 +47,7 @@ class CustomSql(QueryAnalyzer):
 
     def metric_from_data(self, data: DataFrame) -> Metric:
         """Run the statement on ``data`` and take its single cell as the metric."""
-        from lakeindex.metrics.runner import spark_error_summary
+        from lakeindex.metrics.runner import failed_metric_reason
 
         spark = data.sparkSession
         view = f"__lakeindex_custom_sql_{uuid.uuid4().hex}"
@@ -57,7 +57,7 @@ class CustomSql(QueryAnalyzer):
             columns = result.columns
             rows = result.limit(2).collect() if len(columns) == 1 else []
         except Exception as exc:  # noqa: BLE001 - Spark raises many types (parse, analysis, runtime)
-            return self.failure(f"{self.spec()}: the statement failed: {spark_error_summary(exc)}")
+            return self.failure(f"{self.spec()}: the statement failed: {failed_metric_reason(exc)}")
         finally:
             spark.catalog.dropTempView(view)
         if len(columns) != 1:

@@ -173,7 +173,7 @@ class DatasetMatch(QueryAnalyzer):
 
     def metric_from_data(self, data: DataFrame) -> Metric:
         """Compare ``data`` with the reference: the matched share, or a failure naming what prevents it."""
-        from lakeindex.metrics.runner import spark_error_summary
+        from lakeindex.metrics.runner import failed_metric_reason
 
         try:
             other = self.reference_frame(data.sparkSession)
@@ -182,7 +182,7 @@ class DatasetMatch(QueryAnalyzer):
         except MetricError as exc:
             return self.failure(f"{self.spec()}: {exc}")
         except Exception as exc:  # noqa: BLE001 - Spark raises many types (type mismatch, ANSI cast, ...)
-            return self.failure(f"{self.spec()}: {spark_error_summary(exc)}")
+            return self.failure(f"{self.spec()}: {failed_metric_reason(exc)}")
         key_text = ", ".join(a for a, _ in keys)
         if c["keys"] != c["rows"] or c["reference_keys"] != c["reference_rows"]:
             return self.failure(

@@ -19,6 +19,7 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from lakeindex.lake.read_errors import error_line, unreadable_file
 from lakeindex.metrics.analyzer import Analyzer, MetricError, QueryAnalyzer, ScanAnalyzer, SchemaAnalyzer
 from lakeindex.metrics.context import AnalyzerContext
 from lakeindex.metrics.frequencies import FrequencySpec, FrequencyState
@@ -32,10 +33,12 @@ if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame, SparkSession
 
 
-def spark_error_summary(exc: BaseException) -> str:
-    """The first line of a Spark/JVM error, without the stack trace."""
-    text = str(exc).strip().splitlines()
-    return (text[0] if text else type(exc).__name__)[:500]
+def failed_metric_reason(exc: BaseException) -> str:
+    """Why Spark could not compute a metric, in one line; an unreadable data file is no failed metric but bad
+    input for the whole run, so it is raised again."""
+    if unreadable_file(exc):
+        raise exc
+    return error_line(exc)
 
 
 def frequency_key(spec: FrequencySpec) -> str:
@@ -123,7 +126,7 @@ def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
                 row.update(_aggregate(df, a.aggregations(), a.projections()))
                 good.append(a)
             except Exception as exc:  # noqa: BLE001
-                out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+                out[a] = a.failure(f"{a.spec()}: {failed_metric_reason(exc)}")
     states = {a: a.state_from(row) for a in good}
     refinements = {a: r for a, st in states.items() if (r := a.refinement(st))}
     if refinements:  # one more shared pass, only for the states that asked (see ScanAnalyzer.refinement)
@@ -132,7 +135,7 @@ def compute_scan_states(df: DataFrame, analyzers: list[ScanAnalyzer],
             row = _aggregate(df, exprs)
         except Exception as exc:  # noqa: BLE001
             for a in refinements:
-                out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+                out[a] = a.failure(f"{a.spec()}: {failed_metric_reason(exc)}")
                 del states[a]
             return states
         for a in refinements:
@@ -165,7 +168,7 @@ def compute_metrics(analyzers: list[Analyzer], scan_states: dict[Analyzer, State
                 out[a] = a.metric_from_table(row, state)
         except Exception as exc:  # noqa: BLE001
             for a in members:
-                out.setdefault(a, a.failure(f"{a.spec()}: {spark_error_summary(exc)}"))
+                out.setdefault(a, a.failure(f"{a.spec()}: {failed_metric_reason(exc)}"))
 
 
 def run_analysis(df: DataFrame, analyzers: Iterable[Analyzer], previous: FileSystemStateStore | None = None,
@@ -206,7 +209,7 @@ def _run_analysis(df: DataFrame, analyzers: list[Analyzer], previous: FileSystem
         except Exception as exc:  # noqa: BLE001 - a bad where/bin expression fails the analyzers of this table only
             for a in ok:
                 if isinstance(a, GroupingAnalyzer) and a.frequency_spec() == spec:
-                    out[a] = a.failure(f"{a.spec()}: {spark_error_summary(exc)}")
+                    out[a] = a.failure(f"{a.spec()}: {failed_metric_reason(exc)}")
             continue
         if previous is not None:
             old = previous.load(frequency_key(spec), spark)

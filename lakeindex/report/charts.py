@@ -14,12 +14,13 @@ from dataclasses import dataclass
 
 from lakeindex.avh.bounds import beta_for_fpr
 from lakeindex.avh.constraints import RangeConstraint, SkipMetric, fit_metric
+from lakeindex.history.metric_glossary import metric_range
 
 
 @dataclass(frozen=True)
 class Chart:
     """One metric's history. ``lower``/``upper`` are each point's allowed range (None: unbounded on that side
-    or not defined yet); ``next_range`` is what the next batch must satisfy."""
+    or not defined yet); ``next_range`` is what the next batch must satisfy; ``description`` what the metric is."""
 
     key: str
     title: str
@@ -31,6 +32,7 @@ class Chart:
     upper: list[float | None]
     outside: list[bool]
     next_range: tuple[float | None, float | None] | None
+    description: str = ""
 
     @property
     def bounded(self) -> bool:
@@ -46,18 +48,25 @@ def raw_range(c: RangeConstraint, history: Sequence[float | None]) -> tuple[floa
     None when the lag reference is missing."""
     t = c.transform
     if t.kind == "identity":
-        return _finite(c.lower), _finite(c.upper)
+        return _within(c.metric, c.lower, c.upper)
     if len(history) < t.lag:
         return None
     ref = history[-t.lag]
     if ref is None or not math.isfinite(ref):
         return None
     if t.kind == "lag":
-        return _finite(ref + c.lower), _finite(ref + c.upper)
+        return _within(c.metric, ref + c.lower, ref + c.upper)
     if ref <= 0:
         return None
-    return (_finite(ref * math.exp(c.lower)) if math.isfinite(c.lower) else None,
-            _finite(ref * math.exp(c.upper)) if math.isfinite(c.upper) else None)
+    return _within(c.metric, ref * math.exp(c.lower) if math.isfinite(c.lower) else -math.inf,
+                   ref * math.exp(c.upper) if math.isfinite(c.upper) else math.inf)
+
+
+def _within(metric: str, lower: float, upper: float) -> tuple[float | None, float | None]:
+    """A raw range cut to the values ``metric`` can take (a ratio's band stops at 1), None for an open side."""
+    lowest, highest = metric_range(metric)
+    return _finite(max(lower, lowest) if math.isfinite(lowest) else lower), \
+        _finite(min(upper, highest) if math.isfinite(highest) else upper)
 
 
 def _violates(c: RangeConstraint, value: float | None, history: Sequence[float | None]) -> bool:
@@ -68,10 +77,10 @@ def _violates(c: RangeConstraint, value: float | None, history: Sequence[float |
 
 
 def chart(key: str, title: str, labels: list[str], values: list[float | None], clean: list[bool],
-          constraint: RangeConstraint | None, flagged: list[bool] | None = None) -> Chart:
+          constraint: RangeConstraint | None, flagged: list[bool] | None = None, description: str = "") -> Chart:
     """The chart of ``values`` (one per batch, oldest first); ``clean[i]``: batch i is in the clean history
     the rule was learned from (only those are lag references, as when the rule checks a batch);
-    ``flagged[i]``: batch i was recorded as flagged (default: every batch that is not clean)."""
+    ``flagged[i]``: batch i was flagged on this metric (default: every batch that is not clean)."""
     lower: list[float | None] = []
     upper: list[float | None] = []
     outside: list[bool] = []
@@ -85,7 +94,8 @@ def chart(key: str, title: str, labels: list[str], values: list[float | None], c
             history.append(value)
     next_range = raw_range(constraint, history) if constraint is not None else None
     return Chart(key, title, constraint.describe() if constraint is not None else "", labels, values,
-                 flagged if flagged is not None else [not ok for ok in clean], lower, upper, outside, next_range)
+                 flagged if flagged is not None else [not ok for ok in clean], lower, upper, outside, next_range,
+                 description)
 
 
 def fitted_constraint(name: str, instance: str, values: Sequence[float | None],

@@ -6,7 +6,7 @@
   it says what the pipeline was told.
 - **Metric history with AVH bounds**: the AVH programs learned now from the clean history (as the next
   ``validate-batch`` would learn them); one chart per clause: the metric's value per batch, the range the
-  clause allows each batch, flagged batches and points outside the range.
+  clause allows each batch, the batches flagged on that clause's metric and points outside the range.
 - **Declared metrics**: each scalar metric that ``lakeindex check --repo`` stored for the dataset, over
   its runs, with the single-metric AVH constraint at the same FPR budget where the series allows one.
 - **Pattern rules**: with an index, the FMDV-VH rule of each text column learned from the latest clean
@@ -25,6 +25,7 @@ from typing import Any
 
 from lakeindex.avh.from_history import DEFAULT_DELTA, MIN_HISTORY, learn_dataset_programs
 from lakeindex.history.batches import ACCEPTED, FLAGGED, BatchHistory, BatchRecord
+from lakeindex.history.metric_glossary import GLOSSARY
 from lakeindex.report.charts import Chart, chart, fitted_constraint
 from lakeindex.repository import FileSystemMetricsRepository
 
@@ -66,24 +67,36 @@ def _float(v: Any) -> float | None:
     return float(v) if math.isfinite(v) else None
 
 
-def _avh(records: list[BatchRecord], clean: list[BatchRecord], delta: float,
-         window: int | None) -> tuple[dict[str, list[Chart]], dict[str, str], str | None]:
-    """One chart per clause of each column's AVH program, learned from ``clean`` as validate-batch would."""
+def _violated_metrics(validation: dict[str, Any]) -> set[tuple[str, str]]:
+    """(column, metric) of every AVH clause a recorded validation found violated."""
+    for s in validation.get("signals", []):
+        if s.get("signal") == "avh" and isinstance(s.get("failing_columns"), dict):
+            return {(column, v.get("metric")) for column, verdict in s["failing_columns"].items()
+                    for v in verdict.get("violations", [])}
+    return set()
+
+
+def _avh(records: list[BatchRecord], clean: list[BatchRecord], delta: float, window: int | None,
+         violated: dict[str, set[tuple[str, str]]]) -> tuple[dict[str, list[Chart]], dict[str, str], str | None]:
+    """One chart per clause of each column's AVH program, learned from ``clean`` as validate-batch would.
+    A chart marks a batch flagged only where the batch's recorded validation (``violated``: batch id to
+    the (column, metric) pairs AVH flagged) names the chart's column and metric."""
     if len(clean) < MIN_HISTORY:
         return {}, {}, f"{len(clean)} clean batches: AVH programs need {MIN_HISTORY}"
     programs = learn_dataset_programs(clean, delta, window)
     used = {r.batch_id for r in (clean[-window:] if window else clean)}
     labels = [r.batch_id for r in records]
     is_clean = [r.status == ACCEPTED and r.batch_id in used for r in records]
-    flagged = [r.status == FLAGGED for r in records]
     charts: dict[str, list[Chart]] = {}
     for n, (column, program) in enumerate(sorted(programs.programs.items())):
         for i, clause in enumerate(program.clauses):
             c = clause.constraint
             values = [_float(r.features.get(column, {}).get(c.metric)) for r in records]
+            flagged = [r.status == FLAGGED and (column, c.metric) in violated.get(r.batch_id, ()) for r in records]
             key = f"avh-c{n}-{i}"  # column names may hold anything; ids and selectors need plain keys
             title = f"{column} · {c.transform.describe(c.metric)}"
-            charts.setdefault(column, []).append(chart(key, title, labels, values, is_clean, c, flagged))
+            charts.setdefault(column, []).append(chart(key, title, labels, values, is_clean, c, flagged,
+                                                       GLOSSARY[c.metric].description))
     note = None if programs.programs else "no column has an AVH program yet"
     return charts, dict(programs.skipped), note
 
@@ -130,11 +143,22 @@ def _patterns(latest_clean: BatchRecord | None, validation: dict[str, Any] | Non
                 out[column] = {"pattern": rule.pattern, "fpr": rule.fpr, "coverage": rule.coverage,
                                "index_version": rule.index_version, "train_size": rule.train_size,
                                "reason": None if rule.feasible else (rule.reason or "no feasible pattern")}
-        return out, f"learned now from batch {latest_clean.batch_id!r}'s value sample with the index"
+        for column, result in _latest_patterns(validation).items():  # the p-value the latest verdict gave
+            if column in out and isinstance(result, dict):
+                out[column]["p_value"] = result.get("p_value")
+        return out, f"learned now with the index from the value sample of batch {latest_clean.batch_id!r}"
+    latest = _latest_patterns(validation)
+    if latest:
+        return dict(sorted(latest.items())), "from the latest validation's pattern signal"
+    return {}, "no pattern rules: give an index (--index) to learn them from the latest clean batch"
+
+
+def _latest_patterns(validation: dict[str, Any] | None) -> dict[str, Any]:
+    """Per column, the pattern signal's result in the latest validation (empty without one)."""
     for s in (validation or {}).get("signals", []):
         if s.get("signal") == "patterns" and isinstance(s.get("columns"), dict):
-            return dict(sorted(s["columns"].items())), "from the latest validation's pattern signal"
-    return {}, "no pattern rules: give an index (--index) to learn them from the latest clean batch"
+            return s["columns"]
+    return {}
 
 
 def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: Any = None,
@@ -152,6 +176,8 @@ def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: A
     clean = history.with_latest_in_full([r for r in records if r.status == ACCEPTED])
     latest_validation = None
     validations = repo.load().for_dataset(dataset).for_analyzers(["Validation"]).get()
+    violated = {r.key.tags.get("batch", ""): _violated_metrics(r.metrics[0].value) for r in validations
+                if r.metrics and isinstance(r.metrics[0].value, dict)}
     if validations:  # the newest recorded validation (a batch added by `history add` has none)
         newest = validations[-1]
         latest_validation = {"verdict": "unknown", "failing_signals": [], "warning_signals": [], "rows": None,
@@ -160,7 +186,7 @@ def gather(repository: FileSystemMetricsRepository | str, dataset: str, index: A
     batches = [{"batch": r.batch_id, "status": r.status, "timestamp": utc_text(r.timestamp_ms),
                 "rows": r.notes.get("rows"), "failing_signals": r.notes.get("failing_signals", []),
                 "warning_signals": r.notes.get("warning_signals", [])} for r in records]
-    avh_charts, avh_skipped, avh_note = _avh(records, clean, delta, window)
+    avh_charts, avh_skipped, avh_note = _avh(records, clean, delta, window, violated)
     declared, notes = _declared(repo, dataset, delta)
     patterns, source = _patterns(clean[-1] if clean else None, latest_validation, index)
     checks: list[dict[str, Any]] = []

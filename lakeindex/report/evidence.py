@@ -59,8 +59,9 @@ def _avh(s: dict[str, Any]) -> tuple[str, list[Table]]:
 def _novelty(s: dict[str, Any]) -> tuple[str, list[Table]]:
     score, thr = s.get("score"), s.get("threshold")
     rel = ">" if isinstance(score, float) and isinstance(thr, float) and score > thr else "≤"
+    learned = s.get("learned_from")  # the batch ids in a live report, their number once stored
     return (f"kNN novelty score {num(score)} {rel} threshold {num(thr)} (k = {num(s.get('k'))}, learned from "
-            f"{num(s.get('learned_from'))} clean batches)"), []
+            f"{num(len(learned) if isinstance(learned, list) else learned)} clean batches)"), []
 
 
 def _patterns(s: dict[str, Any]) -> tuple[str, list[Table]]:

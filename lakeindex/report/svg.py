@@ -13,6 +13,7 @@ batch must fall in (green bar). Parts carry ids a reader or test can find: ``{ke
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from html import escape
 
 from lakeindex.report.charts import Chart
@@ -26,6 +27,8 @@ NEXT = "#2ca02c"
 
 WIDTH, HEIGHT = 420, 170
 LEFT, RIGHT, TOP, BOTTOM = 58, 14, 10, 24
+# x-axis label widths at font-size 9: 0.6 em per character is above a sans-serif digit's (0.556 em)
+LABEL_CHAR_PX, LABEL_GAP_PX = 5.4, 6.0
 
 
 def nice_ticks(lo: float, hi: float, count: int = 5) -> list[float]:
@@ -124,14 +127,39 @@ def chart_svg(chart: Chart) -> str:
         tip = escape(f"next batch must fall in [{num(a)}, {num(b)}]")
         out.append(f'<line id="{k}-next" x1="{x(n):.1f}" x2="{x(n):.1f}" y1="{y(hi if b is None else b):.1f}" '
                    f'y2="{y(lo if a is None else a):.1f}" stroke="{NEXT}" stroke-width="4"><title>{tip}</title></line>')
-    every = max(1, math.ceil(n / 5))
-    ticks = sorted({0, n - 1, *(i for i in range(0, n, every) if n - 1 - i >= every)}) if n else []
-    for i in ticks:
-        anchor = "start" if i == 0 else ("end" if i == n - 1 else "middle")
+    for i, anchor in x_ticks([_short(label) for label in chart.labels], x, step):
         out.append(f'<text x="{x(i):.1f}" y="{HEIGHT - 8}" text-anchor="{anchor}" fill="#57606a">'
                    f'{escape(_short(chart.labels[i]))}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def x_ticks(labels: list[str], x: Callable[[float], float], step: float) -> list[tuple[int, str]]:
+    """The batches whose labels the x-axis shows, with their text anchors: the first (left-aligned), the last
+    (right-aligned) and evenly spaced ones between, as many as fit without two labels touching."""
+    n = len(labels)
+    if n == 0:
+        return []
+    width = [len(label) * LABEL_CHAR_PX for label in labels]
+
+    def span(i: int, anchor: str) -> tuple[float, float]:
+        left = x(i) - (0 if anchor == "start" else width[i] if anchor == "end" else width[i] / 2)
+        return left, left + width[i]
+
+    chosen = [(0, "start")]
+    if n == 1:
+        return chosen
+    last = span(n - 1, "end")
+    if last[0] < span(0, "start")[1] + LABEL_GAP_PX:
+        return chosen  # two labels do not fit: the first batch's only
+    every = max(1, math.ceil((max(width) + LABEL_GAP_PX) / step))
+    right = span(0, "start")[1]
+    for i in range(every, n - 1, every):
+        left, end = span(i, "middle")
+        if left >= right + LABEL_GAP_PX and end + LABEL_GAP_PX <= last[0]:
+            chosen.append((i, "middle"))
+            right = end
+    return [*chosen, (n - 1, "end")]
 
 
 def _short(label: str, width: int = 16) -> str:
