@@ -14,6 +14,7 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.lake.formats import FORMATS, file_format
+from lakeindex.lake.text_encoding import SPARK_CHARSETS, check_file, spark_charset
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -52,13 +53,16 @@ def detect_format(path: str) -> str:
 
 
 def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = None, infer_schema: bool = True,
-                 schema: str | None = None) -> DataFrame:
+                 schema: str | None = None, encoding: str | None = None) -> DataFrame:
     """A typed DataFrame of the dataset at ``path`` (file or directory), or of several files of one format
     read together (a list: one scan over all of them, as a backfill's run of partition files).
 
     ``schema`` (a DDL string such as ``"id BIGINT, amount DOUBLE"``) types CSV/TSV/JSON lines without
     the inference pass, which reads all the data once more; the CSV header must name the same columns.
     A value that does not parse as its declared type becomes null (so it counts as missing).
+
+    CSV/TSV/JSON lines text is decoded with ``encoding`` (default UTF-8); a local file that does not decode is
+    an ``EncodingError`` naming the file and byte (:mod:`lakeindex.lake.text_encoding`), never U+FFFD values.
     """
     files_given = [] if isinstance(path, str) else list(path)
     if files_given:
@@ -93,6 +97,13 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         # Connect server resolves a relative path against its own working directory
         sources = [_glob_escape(os.path.abspath(local))]
     header = None
+    if fmt != "parquet":
+        charset = spark_charset(encoding)
+        if charset is None:
+            raise DatasetError(f"--encoding {encoding}: Spark reads only {', '.join(sorted(SPARK_CHARSETS))}; "
+                               "re-export the file as UTF-8 (the history commands' local engine reads it)")
+        _check_encoding(files_given or [path], fmt, encoding)
+        reader = reader.option("encoding", charset)
     try:
         if fmt in ("csv", "tsv"):
             reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", multiLine=False,
@@ -106,6 +117,8 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         elif fmt == "parquet":
             df = reader.parquet(*sources)
         else:
+            if charset != "utf-8":  # Spark's JSON line reader needs the separator spelled out for other charsets
+                reader = reader.option("lineSep", "\n")
             df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
         columns = df.columns  # a Spark Connect reader is lazy: its server finds a missing path only here
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
@@ -124,6 +137,18 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
     if fmt == "jsonl" and columns == [CORRUPT_RECORD]:
         raise DatasetError(f"{path}: no line is a JSON object: not JSON lines (one object per line), or pass --format")
     return df
+
+
+def _check_encoding(paths: list[str], fmt: str, encoding: str | None) -> None:
+    """Every local ``fmt`` file among ``paths`` (files or directories) decodes with ``encoding``; Spark would
+    read undecodable bytes as U+FFFD characters. Remote files are not checked (reading them twice costs)."""
+    for p in paths:
+        local = p[len("file://"):] if p.startswith("file://") else p
+        if "://" in local:
+            continue
+        files = [local] if os.path.isfile(local) else [f for f, g in _data_files(local) if g == fmt]
+        for f in files:
+            check_file(f, encoding)
 
 
 def _format_table(path: str) -> LakeTable | None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakeindex.lake.formats import file_format
+from lakeindex.lake.text_encoding import codec_name, decode_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,9 +102,11 @@ def _local_files(path: str) -> list[str] | str:
 
 
 def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False, schema: str | None = None,
-               limit_bytes: int = LOCAL_LIMIT_BYTES) -> LocalRead:
+               limit_bytes: int = LOCAL_LIMIT_BYTES, encoding: str | None = None) -> LocalRead:
     """The dataset at ``path`` as pandas (text columns for CSV/TSV, as Spark reads them with
-    ``--no-infer-schema``), or ``LocalRead(None, reason)`` when only Spark can read it faithfully."""
+    ``--no-infer-schema``), or ``LocalRead(None, reason)`` when only Spark can read it faithfully.
+    CSV/TSV text is decoded with ``encoding`` (default UTF-8): text that does not decode raises the shared
+    ``EncodingError``, as the Spark path does."""
     table = _format_table(path)
     if isinstance(table, str):
         return LocalRead(None, table, path)
@@ -127,7 +130,7 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
     if fmt in ("csv", "tsv"):
         if infer_schema:
             return LocalRead(None, "--infer-schema (Spark's type inference)", path)
-        return _concat([_read_csv(f, "\t" if fmt == "tsv" else ",") for f in files], path)
+        return _concat([_read_csv(f, "\t" if fmt == "tsv" else ",", encoding) for f in files], path)
     if fmt == "parquet":
         return _concat([_read_parquet(f) for f in files], path)
     return LocalRead(None, f"{fmt} is read by Spark", path)
@@ -214,7 +217,7 @@ def _csv_hazard(data: bytes, sep: str) -> str:
     return ""
 
 
-def _read_csv(path: str, sep: str) -> LocalRead:
+def _read_csv(path: str, sep: str, encoding: str | None = None) -> LocalRead:
     import csv
     import io
 
@@ -223,15 +226,15 @@ def _read_csv(path: str, sep: str) -> LocalRead:
 
     with open(path, "rb") as fh:
         data = fh.read()
+    text = decode_text(data, path, encoding)  # undecodable text is bad input on either path
+    if codec_name(encoding) != "utf-8":
+        data = text.encode("utf-8")
     hazard = _csv_hazard(data, sep)
     if hazard:
         return LocalRead(None, hazard, path)
     text_start = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     first = text_start.split(b"\n", 1)[0].rstrip(b"\r")
-    try:
-        header = next(csv.reader(io.StringIO(first.decode("utf-8")), delimiter=sep), [])
-    except UnicodeDecodeError:
-        return LocalRead(None, "not UTF-8", path)
+    header = next(csv.reader(io.StringIO(first.decode("utf-8")), delimiter=sep), [])
     if not header or any(h == "" for h in header) or len({h.lower() for h in header}) != len(header):
         return LocalRead(None, "empty or duplicate header names", path)
     try:
