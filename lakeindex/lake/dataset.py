@@ -23,6 +23,18 @@ if TYPE_CHECKING:
 
 
 CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
+# RFC 4180, as the local reader (pyarrow) and the lake scan parse CSV: a quote is escaped by doubling it, not
+# by a backslash (Spark's default), and a quoted value may hold line breaks. multiLine is what lets Spark read
+# those; it also reads a file in one task (a single large CSV is not split; a directory of parts still is).
+# Spark's multi-line reader lists its files again as glob patterns, so a name such as "[x].csv" would match
+# nothing: files whose path has glob characters are read line by line (``has_glob_characters``).
+CSV_DIALECT = {"quote": '"', "escape": '"', "multiLine": True}
+_GLOB_CHARACTERS = re.compile(r"[{}\[\]*?\\]")
+
+
+def has_glob_characters(path: str) -> bool:
+    """A path Spark's multi-line CSV reader cannot read (it takes the resolved path as a glob pattern)."""
+    return bool(_GLOB_CHARACTERS.search(path))
 
 
 class DatasetError(ValueError):
@@ -106,8 +118,9 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         reader = reader.option("encoding", charset)
     try:
         if fmt in ("csv", "tsv"):
-            reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", multiLine=False,
-                                    mode="PERMISSIVE")
+            reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", mode="PERMISSIVE", **CSV_DIALECT)
+            if any(has_glob_characters(p) for p in sources):
+                reader = reader.option("multiLine", False)
             if declared is not None:
                 header = reader.csv(sources).columns  # reads the first line only
                 # enforceSchema off: Spark also checks every other file's header against the schema
