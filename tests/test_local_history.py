@@ -89,6 +89,13 @@ def assert_same_summary(local, spark_summary, column: str) -> None:
 
 # ------------------------------------------------------------------------ the local reader vs Spark's reader
 
+HOSTILE_CSV = ('\ufeffid,text,path,note\n'
+               '1,"She said ""hi"", twice","C:\\Users\\x",\n'
+               '2,"first line\nsecond line",/a\\b,""\n'
+               '3,"ends with a backslash\\",x,"2"" pipe"\n'
+               '4,"",,12" vinyl\n'
+               '5,"""","a\\""b",\\N\n').encode()
+
 READER_CASES = {
     # quoted delimiters, empty unquoted and quoted-empty fields, spaces kept, unicode, a UTF-8 BOM
     "mixed.csv": ('\ufeffid,name,city,note\n'
@@ -103,6 +110,16 @@ READER_CASES = {
     "tabs.tsv": ('\ufeffk\tv\tw\r\n1\t"x\ty"\t\r\n\r\n2\t\t z \r\n3\t""\tñ\r\n4\t"a,b"\t""\r\n').encode(),
     # a one-column file with blank lines
     "one.csv": b'only\n\nfirst\n\n"second, quoted"\n\n',
+    # real text in the RFC 4180 dialect: backslashes (not an escape), doubled quotes, quoted line breaks,
+    # a BOM, quoted and unquoted empty fields, a quote inside an unquoted value
+    "hostile.csv": HOSTILE_CSV,
+    # the same with CR LF line ends (no line break inside quotes: Spark turns a quoted CR LF into LF)
+    "hostile_crlf.csv": ('\ufeffid,text,path\r\n1,"she said ""hi"", then left",C:\\temp\\x\r\n'
+                         '2,,"a\\b"\r\n3,"",5" tall\r\n').encode(),
+    # a CR LF inside a quoted value of a file with LF line ends is kept by both
+    "crlf_in_lf_file.csv": b'a,b\n"x\r\ny",2\n3,4\n',
+    "hostile.tsv": (b'id\ttext\n1\t"line one\nline two\twith a tab"\n2\t"""quoted"" \\n literal"\n'
+                    b'3\t""\n4\t\n'),
 }
 
 
@@ -129,6 +146,18 @@ def test_local_reader_fixed_expectations(tmp_path):
                               ("5", None, "null", None)]
 
 
+def test_local_reader_hostile_text_by_hand(tmp_path):
+    """Hand-read RFC 4180 values of the hostile file (each quote pair one quote, line breaks kept inside
+    quotes, backslashes ordinary characters, empty fields null), read locally rather than handed to Spark."""
+    frame = local_frame(write_bytes(tmp_path / "hostile.csv", HOSTILE_CSV))
+    assert list(frame.columns) == ["id", "text", "path", "note"]
+    assert rows_of(frame) == [("1", 'She said "hi", twice', "C:\\Users\\x", None),
+                              ("2", "first line\nsecond line", "/a\\b", None),
+                              ("3", "ends with a backslash\\", "x", '2" pipe'),
+                              ("4", None, None, '12" vinyl'),
+                              ("5", '"', 'a\\"b', "\\N")]
+
+
 def _parquet_bytes(table: pa.Table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
@@ -136,12 +165,13 @@ def _parquet_bytes(table: pa.Table) -> bytes:
 
 
 HAZARDS = {
-    "backslash": ("x.csv", b'a,b\n"x\\"y",2\n', {}),
-    "backslash_unquoted": ("x.csv", b'a,b\nC:\\temp,2\n', {}),
-    "doubled_quote": ("x.csv", b'a,b\n"he said ""hi""",2\n', {}),
-    "doubled_quote_unquoted": ("x.csv", b'a,b\nab""c,2\n', {}),
-    "quoted_newline": ("x.csv", b'a,b\n"x\ny",2\n3,4\n', {}),
-    "unbalanced_quote": ("x.csv", b'a,b\nab"c,2\n', {}),
+    "backslash_escaped_quote": ("x.csv", b'a,b\n"x\\"y",2\n', {}),
+    "text_after_closing_quote": ("x.csv", b'a,b\n"ab"c,2\n', {}),
+    "quoted_crlf_break": ("x.csv", b'a,b\r\n"x\r\ny",2\r\n3,4\r\n', {}),
+    "quoted_break_glob_name": ("x[1].csv", b'a,b\n"x\ny",2\n', {}),
+    "lone_cr_in_value": ("x.csv", b'a,b\n1,x\ry\n3,4\n', {}),
+    "unbalanced_quote": ("x.csv", b'a,b\n"abc,2\n3,4\n', {}),
+    "whitespace_line": ("x.csv", b'a,b\n1,2\n   \n3,4\n', {}),
     "too_many_fields": ("x.csv", b'a,b\n1,2,3\n4,5\n', {}),
     "too_few_fields": ("x.csv", b'a,b,c\n1,2\n3,4,5\n', {}),
     "too_few_fields_tsv": ("x.tsv", b'a\tb\tc\n1\t2\n', {}),
@@ -467,9 +497,9 @@ def cli_history(tmp_path_factory, batches):
     (parts / "README.md").write_text("# daily orders\n")
     batches[8].to_csv(base / "next.csv", index=False)
     batches[9].to_csv(base / "candidate.csv", index=False)
-    bad = batches[10].head(50).copy()
-    bad.loc[3, "customer_email"] = "C:\\users\\x"
-    bad.to_csv(base / "needs_spark.csv", index=False)
+    bad = batches[10].head(50).to_csv(index=False).splitlines()
+    bad[3] = '"quoted"text,' + bad[3].split(",", 1)[1]  # text after a closing quote: Spark keeps it verbatim
+    (base / "needs_spark.csv").write_text("\n".join(bad) + "\n")
     fill = cli(["history", "backfill", "--repo", "repo", "--dataset", "orders", "parts", "--quiet"], base)
     listing = cli(["history", "list", "--repo", "repo", "--dataset", "orders"], base)
     return {"base": base, "ids": ids, "backfill": fill, "list": listing}
@@ -546,7 +576,7 @@ def test_cli_engine_local_refuses_a_file_only_spark_reads(cli_history):
     assert proc.returncode == 2
     assert proc.stdout.strip() == ""
     err = json.loads(proc.stderr.strip().splitlines()[-1])["error"]
-    assert "needs_spark.csv" in err and "backslash" in err
+    assert "needs_spark.csv" in err and "closing quote" in err
     assert BatchHistory(str(base / "repo"), "orders").find("bad") is None
 
 

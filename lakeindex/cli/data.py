@@ -28,7 +28,7 @@ def read_data(args: argparse.Namespace) -> Any:
 
     spark = session_from_args(args)
     return read_dataset(spark, args.data, args.format, infer_schema=args.infer_schema,
-                        schema=getattr(args, "schema", None))
+                        schema=getattr(args, "schema", None), encoding=getattr(args, "encoding", None))
 
 
 def read_batch(args: argparse.Namespace) -> Any:
@@ -40,7 +40,8 @@ def read_batch(args: argparse.Namespace) -> Any:
     if engine != "spark":
         from lakeindex.lake.local_dataset import read_local
 
-        got = read_local(args.data, args.format, infer_schema=args.infer_schema, schema=getattr(args, "schema", None))
+        got = read_local(args.data, args.format, infer_schema=args.infer_schema, schema=getattr(args, "schema", None),
+                         encoding=getattr(args, "encoding", None))
         if got.table is not None:
             return got.batch()
         if engine == "local":
@@ -66,6 +67,13 @@ def selected_columns(args: argparse.Namespace) -> list[str] | None:
     return [c.strip() for c in args.columns.split(",") if c.strip()] if args.columns else None
 
 
+def add_encoding_argument(p: argparse.ArgumentParser) -> None:
+    """``--encoding``, the same for every command that reads text data or values files."""
+    p.add_argument("--encoding", default=None, metavar="CODEC",
+                   help="character encoding of CSV/TSV/JSONL/values text, e.g. latin-1, cp1252, utf-16 (default "
+                        "UTF-8; text that does not decode is an error naming the file and byte)")
+
+
 def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
                        what: str = "a CSV/TSV/Parquet/JSONL file or a directory of one table's files",
                        local_engine: bool = False) -> None:
@@ -86,6 +94,7 @@ def add_data_arguments(p: argparse.ArgumentParser, typed: bool,
     p.add_argument("--schema", default=None,
                    help="CSV/TSV/JSONL column types as DDL, e.g. 'id BIGINT, amount DOUBLE' (skips the inference "
                         "pass; unparsable values become null)")
+    add_encoding_argument(p)
     add_session_arguments(p)
     if local_engine:
         p.add_argument("--engine", choices=["auto", "local", "spark"], default="auto",

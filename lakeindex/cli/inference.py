@@ -7,14 +7,23 @@ import json
 import sys
 from pathlib import Path
 
+from lakeindex.cli.data import add_encoding_argument
 from lakeindex.cli.output import EXIT_OK, UsageError, emit, emit_line, verdict
 from lakeindex.spark_session import add_session_arguments
 
 
-def read_values(path: str | None, json_path: str | None) -> list[str]:
+def _read_text(path: str, encoding: str | None) -> str:
+    """A values file (``-`` for stdin) decoded with ``encoding`` (default UTF-8), or the shared encoding error."""
+    from lakeindex.lake.text_encoding import decode_text
+
+    data = sys.stdin.buffer.read() if path == "-" else Path(path).read_bytes()
+    return decode_text(data, "stdin" if path == "-" else path, encoding)
+
+
+def read_values(path: str | None, json_path: str | None, encoding: str | None = None) -> list[str]:
     """Values from a one-per-line file (``-`` for stdin) or a JSON array of strings."""
     if json_path:
-        text = sys.stdin.read() if json_path == "-" else Path(json_path).read_text(encoding="utf-8")
+        text = _read_text(json_path, encoding)
         try:
             data = json.loads(text)
         except ValueError as exc:
@@ -22,15 +31,14 @@ def read_values(path: str | None, json_path: str | None) -> list[str]:
         if not isinstance(data, list) or not all(isinstance(v, str) for v in data):
             raise UsageError(f"{json_path}: expected a JSON array of strings")
         return data
-    text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    return text.splitlines()
+    return _read_text(path, encoding).splitlines()
 
 
 def cmd_infer(args: argparse.Namespace) -> int:
     from lakeindex.fmdv.infer import AutoValidator
     from lakeindex.index.store import IndexReader
 
-    values = column_values(args) if args.data else read_values(args.values, args.values_json)
+    values = column_values(args) if args.data else read_values(args.values, args.values_json, args.encoding)
     with IndexReader(args.index) as ix:
         kwargs = {k: v for k, v in (("r", args.r), ("theta", args.theta)) if v is not None}
         rule = AutoValidator(ix, method=args.method, m=args.m, **kwargs).fit(values).rule_
@@ -46,7 +54,8 @@ def column_values(args: argparse.Namespace) -> list[str]:
 
     if not args.column:
         raise UsageError("--data needs --column, the column to learn a rule for")
-    df = read_dataset(session_from_args(args, "lakeindex-infer"), args.data, args.format, infer_schema=False)
+    df = read_dataset(session_from_args(args, "lakeindex-infer"), args.data, args.format, infer_schema=False,
+                      encoding=args.encoding)
     if args.column not in df.columns:
         raise UsageError(f"{args.data}: no column {args.column!r} (columns: {', '.join(df.columns[:30])})")
     return sample_columns(df, [args.column], rows=0, n=args.sample)[args.column]
@@ -62,7 +71,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.rule}: not valid JSON ({exc})") from exc
     if not 0 < args.alpha < 1:
         raise UsageError(f"--alpha {args.alpha}: the significance level must be between 0 and 1, e.g. 0.01")
-    values = read_values(args.values, args.values_json)
+    values = read_values(args.values, args.values_json, args.encoding)
     if not any(values):
         raise UsageError(f"{args.values or args.values_json}: the batch holds no non-empty value, so there is "
                          "nothing to validate (an empty batch is not a pass)")
@@ -115,6 +124,7 @@ def _values_source(p: argparse.ArgumentParser, data: bool = False) -> None:
     if data:
         src.add_argument("--data", help="a dataset (CSV/TSV/Parquet/JSONL file or directory) read with Spark; "
                                         "give --column")
+    add_encoding_argument(p)
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from lakeindex.lake.formats import FORMATS, file_format
 from lakeindex.lake.read_errors import error_line
+from lakeindex.lake.text_encoding import SPARK_CHARSETS, check_file, spark_charset
 
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
@@ -23,6 +24,18 @@ if TYPE_CHECKING:
 
 
 CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
+# RFC 4180, as the local reader (pyarrow) and the lake scan parse CSV: a quote is escaped by doubling it, not
+# by a backslash (Spark's default), and a quoted value may hold line breaks. multiLine is what lets Spark read
+# those; it also reads a file in one task (a single large CSV is not split; a directory of parts still is).
+# Spark's multi-line reader lists its files again as glob patterns, so a name such as "[x].csv" would match
+# nothing: files whose path has glob characters are read line by line (``has_glob_characters``).
+CSV_DIALECT = {"quote": '"', "escape": '"', "multiLine": True}
+_GLOB_CHARACTERS = re.compile(r"[{}\[\]*?\\]")
+
+
+def has_glob_characters(path: str) -> bool:
+    """A path Spark's multi-line CSV reader cannot read (it takes the resolved path as a glob pattern)."""
+    return bool(_GLOB_CHARACTERS.search(path))
 
 
 class DatasetError(ValueError):
@@ -53,13 +66,16 @@ def detect_format(path: str) -> str:
 
 
 def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = None, infer_schema: bool = True,
-                 schema: str | None = None) -> DataFrame:
+                 schema: str | None = None, encoding: str | None = None) -> DataFrame:
     """A typed DataFrame of the dataset at ``path`` (file or directory), or of several files of one format
     read together (a list: one scan over all of them, as a backfill's run of partition files).
 
     ``schema`` (a DDL string such as ``"id BIGINT, amount DOUBLE"``) types CSV/TSV/JSON lines without
     the inference pass, which reads all the data once more; the CSV header must name the same columns.
     A value that does not parse as its declared type becomes null (so it counts as missing).
+
+    CSV/TSV/JSON lines text is decoded with ``encoding`` (default UTF-8); a local file that does not decode is
+    an ``EncodingError`` naming the file and byte (:mod:`lakeindex.lake.text_encoding`), never U+FFFD values.
     """
     files_given = [] if isinstance(path, str) else list(path)
     if files_given:
@@ -94,10 +110,18 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         # Connect server resolves a relative path against its own working directory
         sources = [_glob_escape(os.path.abspath(local))]
     header = None
+    if fmt != "parquet":
+        charset = spark_charset(encoding)
+        if charset is None:
+            raise DatasetError(f"--encoding {encoding}: Spark reads only {', '.join(sorted(SPARK_CHARSETS))}; "
+                               "re-export the file as UTF-8 (the history commands' local engine reads it)")
+        _check_encoding(files_given or [path], fmt, encoding)
+        reader = reader.option("encoding", charset)
     try:
         if fmt in ("csv", "tsv"):
-            reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", multiLine=False,
-                                    mode="PERMISSIVE")
+            reader = reader.options(header=True, sep="\t" if fmt == "tsv" else ",", mode="PERMISSIVE", **CSV_DIALECT)
+            if any(has_glob_characters(p) for p in sources):
+                reader = reader.option("multiLine", False)
             if declared is not None:
                 header = reader.csv(sources).columns  # reads the first line only
                 # enforceSchema off: Spark also checks every other file's header against the schema
@@ -107,6 +131,8 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
         elif fmt == "parquet":
             df = reader.parquet(*sources)
         else:
+            if charset != "utf-8":  # Spark's JSON line reader needs the separator spelled out for other charsets
+                reader = reader.option("lineSep", "\n")
             df = (reader if declared is None else reader.schema(declared)).options(mode="PERMISSIVE").json(sources)
         columns = df.columns  # a Spark Connect reader is lazy: its server finds a missing path only here
     except Exception as exc:  # noqa: BLE001 - corrupt files raise JVM errors: report them as bad input
@@ -123,6 +149,18 @@ def read_dataset(spark: SparkSession, path: str | list[str], fmt: str | None = N
     if fmt == "jsonl" and columns == [CORRUPT_RECORD]:
         raise DatasetError(f"{path}: no line is a JSON object: not JSON lines (one object per line), or pass --format")
     return df
+
+
+def _check_encoding(paths: list[str], fmt: str, encoding: str | None) -> None:
+    """Every local ``fmt`` file among ``paths`` (files or directories) decodes with ``encoding``; Spark would
+    read undecodable bytes as U+FFFD characters. Remote files are not checked (reading them twice costs)."""
+    for p in paths:
+        local = p[len("file://"):] if p.startswith("file://") else p
+        if "://" in local:
+            continue
+        files = [local] if os.path.isfile(local) else [f for f, g in _data_files(local) if g == fmt]
+        for f in files:
+            check_file(f, encoding)
 
 
 def _format_table(path: str) -> LakeTable | None:

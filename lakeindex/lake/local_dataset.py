@@ -5,14 +5,17 @@ milliseconds (the AVH paper reports 1.6 s end to end per batch). The history com
 for local files up to ``LOCAL_LIMIT_BYTES`` and fall back to Spark whenever the two readers could
 disagree, so both paths give the same frame:
 
-* **CSV/TSV read as text** (the history commands' default): a header line, every value a string, an
-  empty field (quoted or not) a null, blank lines skipped, a UTF-8 BOM dropped, as Spark does. Files
-  whose parsing rules differ between the readers go to Spark: a backslash (Spark's escape character),
-  a doubled quote inside a field (Spark keeps it verbatim), a quoted line break (Spark reads line by
-  line), a carriage return alone (Spark ends a line there), a line of whitespace only (Spark skips it),
-  a quote beside other text in a field, rows with more or fewer fields than the header (Spark pads or
-  truncates), duplicate or empty header names (Spark renames them). Typed CSV reading
-  (``--infer-schema``, ``--schema``) is Spark's.
+* **CSV/TSV read as text** (the history commands' default), in the RFC 4180 dialect both readers are set
+  to (``lakeindex.lake.dataset.CSV_DIALECT``): a header line, every value a string, a quote escaped by
+  doubling it, line breaks inside quoted values, a backslash an ordinary character, an empty field
+  (quoted or not) a null, blank lines skipped, a UTF-8 BOM dropped, CR LF or LF line ends. What still
+  differs goes to Spark: a quoted value with text after its closing quote (``"ab"c``, or ``"x\\"y"``
+  written with a backslash escape: Spark keeps the field verbatim), a quoted line break in a file with
+  CR LF line ends (Spark turns a quoted CR LF into LF) or whose path has glob characters (Spark reads
+  it line by line), a carriage return alone (Arrow ends a row there), rows with more or fewer fields
+  than the header (Spark pads or truncates; Arrow refuses), duplicate or empty header names (Spark
+  renames them), a field over Python's csv limit (128 KiB).
+  Typed CSV reading (``--infer-schema``, ``--schema``) is Spark's.
 * **Parquet** whose columns are strings, integers, floating-point numbers or booleans (other types are
   rendered as text differently by the two engines) and no NaN (pandas would count it missing).
 * JSON lines always go to Spark (its type inference has no pandas twin).
@@ -31,6 +34,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lakeindex.lake.formats import file_format
+from lakeindex.lake.text_encoding import codec_name, decode_text
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -40,20 +44,7 @@ if TYPE_CHECKING:
     from lakeindex.lake.text_frame import TextFrame
 
 LOCAL_LIMIT_BYTES = 50 * 1024 * 1024
-_DOUBLED_QUOTE_IN_FIELD = re.compile(rb'[^,\t\r\n]""|""[^,\t\r\n]')
-# a line of whitespace only (not a blank line): Spark drops it, Arrow reads a row
-_WHITESPACE_LINE = re.compile(rb"(?m)^[\x00-\x09\x0b\x0c\x0e-\x20][\x00-\x09\x0b-\x20]*$")
 _LONE_CR = re.compile(rb"\r(?!\n)")
-
-
-def _stray_quote(sep: bytes) -> re.Pattern[bytes]:
-    """A quote that neither opens a field (after a delimiter or line start) nor closes one (before a
-    delimiter or line end): text or spaces beside a quoted value, or a quote inside an unquoted one."""
-    s = re.escape(sep)
-    return re.compile(rb'(?<![' + s + rb'\n])"(?![' + s + rb'\r\n]|\Z)')
-
-
-_STRAY_QUOTE = {",": _stray_quote(b","), "\t": _stray_quote(b"\t")}
 
 
 @dataclass
@@ -101,9 +92,11 @@ def _local_files(path: str) -> list[str] | str:
 
 
 def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False, schema: str | None = None,
-               limit_bytes: int = LOCAL_LIMIT_BYTES) -> LocalRead:
+               limit_bytes: int = LOCAL_LIMIT_BYTES, encoding: str | None = None) -> LocalRead:
     """The dataset at ``path`` as pandas (text columns for CSV/TSV, as Spark reads them with
-    ``--no-infer-schema``), or ``LocalRead(None, reason)`` when only Spark can read it faithfully."""
+    ``--no-infer-schema``), or ``LocalRead(None, reason)`` when only Spark can read it faithfully.
+    CSV/TSV text is decoded with ``encoding`` (default UTF-8): text that does not decode raises the shared
+    ``EncodingError``, as the Spark path does."""
     table = _format_table(path)
     if isinstance(table, str):
         return LocalRead(None, table, path)
@@ -127,7 +120,7 @@ def read_local(path: str, fmt: str | None = None, *, infer_schema: bool = False,
     if fmt in ("csv", "tsv"):
         if infer_schema:
             return LocalRead(None, "--infer-schema (Spark's type inference)", path)
-        return _concat([_read_csv(f, "\t" if fmt == "tsv" else ",") for f in files], path)
+        return _concat([_read_csv(f, "\t" if fmt == "tsv" else ",", encoding) for f in files], path)
     if fmt == "parquet":
         return _concat([_read_parquet(f) for f in files], path)
     return LocalRead(None, f"{fmt} is read by Spark", path)
@@ -196,32 +189,34 @@ def _concat(parts: list[LocalRead], path: str) -> LocalRead:
     return LocalRead(tables[0] if len(tables) == 1 else pa.concat_tables(tables), "", path)
 
 
-def _csv_hazard(data: bytes, sep: str) -> str:
-    """Why Spark and Arrow could parse these CSV bytes differently, or ''."""
-    import numpy as np
+def _csv_hazard(data: bytes, text: str, sep: str, path: str) -> str:
+    """Why Spark and Arrow could parse this CSV text (``data`` its UTF-8 bytes) differently, or ''."""
+    import csv
+    import io
 
-    if b"\\" in data:
-        return "a backslash (Spark's CSV escape character)"
+    from lakeindex.lake.dataset import has_glob_characters
+
     if b"\r" in data and _LONE_CR.search(data):
-        return "a carriage return not followed by a line feed (Spark's line reader splits there)"
-    if _WHITESPACE_LINE.search(data):
-        return "a line of whitespace only (Spark skips it)"
+        return "a carriage return not followed by a line feed (Arrow ends a row there, Spark does not)"
     if b'"' not in data:
         return ""
-    if _DOUBLED_QUOTE_IN_FIELD.search(data):
-        return "a doubled quote inside a field"
-    if _STRAY_QUOTE[sep].search(b"\n" + data.removeprefix(b"\xef\xbb\xbf")):
-        return "a quote beside other text in a field (Spark keeps such fields verbatim)"
-    raw = np.frombuffer(data, dtype=np.uint8)
-    quotes = np.cumsum(raw == ord('"'))
-    ends = np.flatnonzero(raw == ord("\n"))
-    at_ends = np.concatenate([[0], quotes[ends], [quotes[-1]]]) if len(raw) else np.zeros(1, dtype=np.int64)
-    if np.any(np.diff(at_ends) % 2):
-        return "a quoted line break or an unbalanced quote"
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=sep, doublequote=True, strict=True)
+    quoted_break, line = False, 0
+    try:  # strict RFC 4180: a closing quote must end its field
+        for _ in reader:
+            quoted_break = quoted_break or reader.line_num > line + 1  # the row spanned lines
+            line = reader.line_num
+    except csv.Error as exc:
+        return f"a quoted value with text after its closing quote, or unbalanced quotes ({exc}; Spark keeps such " \
+               "fields verbatim)"
+    if quoted_break and data.split(b"\n", 1)[0].endswith(b"\r"):
+        return "a quoted line break in a file with CR LF line ends (Spark turns a quoted CR LF into LF)"
+    if quoted_break and has_glob_characters(os.path.abspath(path)):
+        return "a quoted line break in a file whose path has glob characters (Spark reads it line by line)"
     return ""
 
 
-def _read_csv(path: str, sep: str) -> LocalRead:
+def _read_csv(path: str, sep: str, encoding: str | None = None) -> LocalRead:
     import csv
     import io
 
@@ -230,21 +225,22 @@ def _read_csv(path: str, sep: str) -> LocalRead:
 
     with open(path, "rb") as fh:
         data = fh.read()
-    hazard = _csv_hazard(data, sep)
+    text = decode_text(data, path, encoding)  # undecodable text is bad input on either path
+    if codec_name(encoding) != "utf-8":
+        data = text.encode("utf-8")
+    hazard = _csv_hazard(data, text, sep, path)
     if hazard:
         return LocalRead(None, hazard, path)
     text_start = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
     first = text_start.split(b"\n", 1)[0].rstrip(b"\r")
-    try:
-        header = next(csv.reader(io.StringIO(first.decode("utf-8")), delimiter=sep), [])
-    except UnicodeDecodeError:
-        return LocalRead(None, "not UTF-8", path)
+    header = next(csv.reader(io.StringIO(first.decode("utf-8")), delimiter=sep), [])
     if not header or any(h == "" for h in header) or len({h.lower() for h in header}) != len(header):
         return LocalRead(None, "empty or duplicate header names", path)
     try:
         table = pcsv.read_csv(
             io.BytesIO(data),
-            parse_options=pcsv.ParseOptions(delimiter=sep, newlines_in_values=False),
+            parse_options=pcsv.ParseOptions(delimiter=sep, double_quote=True, escape_char=False,
+                                            newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(column_types={h: pa.string() for h in header},
                                                 strings_can_be_null=True, quoted_strings_can_be_null=True,
                                                 null_values=[""]))

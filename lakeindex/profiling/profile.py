@@ -63,6 +63,7 @@ class ColumnProfile:
     histogram_note: str | None = None
     errors: list[str] = field(default_factory=list)
     pattern: dict[str, Any] | None = None  # a text column's lake-calibrated pattern (with a pattern index)
+    exact_distinct: int | None = None  # counted exactly for a key candidate without a histogram
 
     @property
     def is_numeric(self) -> bool:
@@ -70,8 +71,8 @@ class ColumnProfile:
 
     @property
     def num_distinct(self) -> int | None:
-        """Exact number of distinct non-null values when a full histogram was computed, else None."""
-        return None if self.histogram is None else len(self.histogram)
+        """Exact number of distinct non-null values (from a full histogram or an exact count), else None."""
+        return len(self.histogram) if self.histogram is not None else self.exact_distinct
 
     def histogram_by_popularity(self) -> list[tuple[str, int]]:
         """Histogram entries, most frequent first (ties by value, so the order is deterministic)."""
@@ -95,6 +96,8 @@ class ColumnProfile:
         }
         if self.histogram_note:
             out["histogram_note"] = self.histogram_note
+        if self.exact_distinct is not None:
+            out["exact_distinct"] = self.exact_distinct
         if self.pattern is not None:
             out["pattern"] = self.pattern
         if self.errors:

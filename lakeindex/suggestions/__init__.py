@@ -12,6 +12,7 @@ from lakeindex.suggestions.rules import (
     RetainCompletenessRule,
     RetainTypeRule,
     UniqueIfApproximatelyUniqueRule,
+    UniqueIfUniqueRule,
     wilson_lower_bound,
 )
 from lakeindex.suggestions.suggest import ConstraintSuggestionResult, ConstraintSuggestionRunner, suggest_constraints
@@ -21,5 +22,6 @@ __all__ = [
     "DEFAULT_RULES", "EXTENDED_RULES", "CategoricalRangeRule", "CompleteIfCompleteRule", "ConstraintRule",
     "ConstraintSuggestionResult", "ConstraintSuggestionRunner", "FractionalCategoricalRangeRule",
     "NonNegativeNumbersRule", "PositiveNumbersRule", "RetainCompletenessRule", "RetainTypeRule", "Suggestion",
-    "UniqueIfApproximatelyUniqueRule", "suggest_constraints", "suggestions_to_check_json", "wilson_lower_bound",
+    "UniqueIfApproximatelyUniqueRule", "UniqueIfUniqueRule", "suggest_constraints", "suggestions_to_check_json",
+    "wilson_lower_bound",
 ]

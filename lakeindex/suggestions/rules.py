@@ -11,8 +11,9 @@ Deviations from Deequ, all toward suggestions that hold on the data they were le
 - RetainTypeRule: the checks' ``has_data_type`` counts only values of exactly the named type, so for a
   Fractional column that also holds integers ("3", "3.5") it asserts the Wilson bound of the Fractional
   share instead of "all values" (which Deequ suggests, and which fails on that very data).
-- UniqueIfApproximatelyUniqueRule uses the exact histogram when the column has one (no HLL error) and
-  compares with the non-null count (``is_unique`` ignores nulls).
+- The default uniqueness rule, UniqueIfUniqueRule, suggests ``is_unique`` only on an exact distinct count
+  equal to the non-null count (``is_unique`` ignores nulls): the HLL estimate only picks the candidates.
+  Deequ's UniqueIfApproximatelyUniqueRule stays available, not a default (it fails on data with a few repeats).
 - The categorical rules measure coverage over the non-null values, as ``is_contained_in`` does.
 - PositiveNumbersRule exists but is not a default (see its docstring); there is no min/max range rule:
   a sample's extremes are the first thing the next batch exceeds.
@@ -157,9 +158,38 @@ class RetainTypeRule(ConstraintRule):
                           {**evidence, "share": share}, "has_data_type", type_name=t, assertion=f">= {bound:.2f}")
 
 
+def approximately_unique(column: ColumnProfile) -> bool:
+    """The HLL distinct count is within its error of the non-null count (``is_unique`` ignores nulls)."""
+    nn = column.num_non_null
+    return nn > 0 and abs(column.approx_distinct - nn) <= column.approx_distinct_error * nn
+
+
+@dataclass(frozen=True)
+class UniqueIfUniqueRule(ConstraintRule):
+    """A column whose exact distinct count equals its non-null count: ``is_unique``. The HLL estimate only picks
+    the candidates; ``ConstraintSuggestionRunner`` counts their distinct values exactly (one more pass)."""
+
+    description: ClassVar[str] = ("If every non-null value of a column is distinct (an exact count, for columns the "
+                                  "HLL sketch finds approximately unique), we suggest a UNIQUE constraint")
+
+    def needs_exact_distinct(self, column: ColumnProfile) -> bool:
+        """A key candidate whose distinct values have not been counted exactly."""
+        return column.num_distinct is None and approximately_unique(column)
+
+    def applies(self, column: ColumnProfile, dataset: DatasetProfile) -> bool:
+        return column.num_non_null > 0 and column.num_distinct == column.num_non_null
+
+    def suggest(self, column: ColumnProfile, dataset: DatasetProfile) -> Suggestion:
+        nn = column.num_non_null
+        return self._make(column, f"'{column.column}' is unique: its {nn} non-null values are all distinct "
+                                  "(exact count)", {"num_distinct": column.num_distinct, "num_non_null": nn},
+                          "is_unique")
+
+
 @dataclass(frozen=True)
 class UniqueIfApproximatelyUniqueRule(ConstraintRule):
-    """A column whose (approximate) distinct count equals its non-null count is a key candidate: ``is_unique``."""
+    """Deequ's rule, not a default: a column whose HLL distinct count is within the sketch's error of its
+    non-null count gets ``is_unique``, which can fail on the very data (a few repeats hide in the error)."""
 
     description: ClassVar[str] = ("If the ratio of non-null values to the approximate number of distinct values "
                                   "is within the error bound of the HLL sketch, we suggest a UNIQUE constraint")
@@ -170,7 +200,7 @@ class UniqueIfApproximatelyUniqueRule(ConstraintRule):
             return False
         if column.histogram is not None:  # exact counts available: no approximation error
             return len(column.histogram) == nn
-        return abs(column.approx_distinct - nn) <= column.approx_distinct_error * nn
+        return approximately_unique(column)
 
     def suggest(self, column: ColumnProfile, dataset: DatasetProfile) -> Suggestion:
         nn = column.num_non_null
@@ -307,5 +337,5 @@ class FractionalCategoricalRangeRule(ConstraintRule):
 
 DEFAULT_RULES: tuple[ConstraintRule, ...] = (
     CompleteIfCompleteRule(), RetainCompletenessRule(), RetainTypeRule(), CategoricalRangeRule(),
-    FractionalCategoricalRangeRule(), NonNegativeNumbersRule(), UniqueIfApproximatelyUniqueRule())
+    FractionalCategoricalRangeRule(), NonNegativeNumbersRule(), UniqueIfUniqueRule())
 EXTENDED_RULES: tuple[ConstraintRule, ...] = (*DEFAULT_RULES, PositiveNumbersRule())

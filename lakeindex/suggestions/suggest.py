@@ -22,6 +22,24 @@ if TYPE_CHECKING:
     from pyspark.sql import DataFrame
 
 
+def count_key_candidates(df: DataFrame, profile: DatasetProfile, rules: Iterable[ConstraintRule]) -> None:
+    """Count exactly, in one more pass, the distinct values of the columns a rule needs them for (key candidates
+    the HLL sketch finds approximately unique and without a histogram)."""
+    wanted = [c.column for c in profile for r in rules if getattr(r, "needs_exact_distinct", None)
+              and r.needs_exact_distinct(c)]
+    if not wanted:
+        return
+    from pyspark.sql import functions as F
+
+    from lakeindex.sql_identifiers import col
+
+    names = list(dict.fromkeys(wanted))
+    row = df.agg(*[F.count_distinct(col(n)).alias(f"d{i}") for i, n in enumerate(names)]).first()
+    for i, n in enumerate(names):
+        profile[n].exact_distinct = int(row[f"d{i}"])
+    profile.passes += 1
+
+
 def suggest_constraints(profile: DatasetProfile, rules: Iterable[ConstraintRule] = DEFAULT_RULES) -> list[Suggestion]:
     """Every suggestion of every applicable rule, column by column (in the profile's order), rules in order."""
     rules = list(rules)
@@ -96,12 +114,13 @@ class ConstraintSuggestionRunner:
         return self
 
     def run(self) -> ConstraintSuggestionResult:
-        """Profile the data (at most three passes, a fourth bounded sample with a pattern index) and apply the
-        rules to the profile."""
+        """Profile the data (at most three passes, one more to count key candidates' distinct values exactly, and
+        a bounded sample with a pattern index) and apply the rules to the profile."""
         if self.data is None:
             raise ValueError("no data: call on_data(df) first")
         profile = ColumnProfiler(self.low_cardinality_threshold, self.columns).profile(self.data)
         rules = self.rules if self.rules is not None else DEFAULT_RULES
+        count_key_candidates(self.data, profile, rules)
         suggestions = suggest_constraints(profile, rules)
         if self.pattern_index is not None:
             from lakeindex.suggestions.pattern_rules import pattern_suggestions, profile_patterns
