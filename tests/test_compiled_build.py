@@ -73,7 +73,8 @@ def compiled(tmp_path_factory) -> Path:
     project = _project_copy(tmp_path_factory.mktemp("project"))
     dist, site = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("site")
     # without build isolation, so no network: the build's requirements (setuptools, wheel, mypy) are the
-    # test extras, installed already; pip still calls the backend's hooks as an isolated build would
+    # test extras, installed already; pip calls the backend's metadata and wheel hooks as it always does
+    # (the requirements hook, which only an isolated build calls, is the test above)
     built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
                             "-w", str(dist), str(project)],
                            capture_output=True, text=True, timeout=1200, env={**os.environ, "LAKEINDEX_COMPILE": "1"})
