@@ -1,10 +1,11 @@
-"""Build hook: the package is pure Python, and ``LAKEINDEX_COMPILE=1`` compiles the query path's hot modules.
+"""The extension modules of the compiled build: with ``LAKEINDEX_COMPILE=1``, mypyc compiles the query path.
 
-``LAKEINDEX_COMPILE=1 pip install .`` compiles the modules below with mypyc (from mypy, fetched into the
-build environment; a C compiler must be present) into extension modules that import in place of their
-sources: wide fits a quarter faster, cold ones a third (BENCHMARKS.md). Meant for service
-deployments (a regular install: an editable one would keep running the compiled code after its sources
-are edited). Spark executors import the shipped ``.py`` sources either way (``lakeindex.executor_code``).
+``LAKEINDEX_COMPILE=1 pip install .`` compiles the modules below with mypyc (mypy is added to the build's
+requirements by the build backend, ``build_backend/lakeindex_build.py``; a C compiler must be present)
+into extension modules that import in place of their sources: wide fits a quarter faster, cold ones a
+third (BENCHMARKS.md). Meant for service deployments (a regular install: an editable one would keep
+running the compiled code after its sources are edited). Spark executors import the shipped ``.py``
+sources either way (``lakeindex.executor_code``). Everything else is in ``pyproject.toml``.
 """
 
 import os
@@ -33,13 +34,14 @@ COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query
     "lakeindex/patterns/tokens.py",
 ]
 
-compile_ = os.environ.get("LAKEINDEX_COMPILE") == "1"
-try:  # absent while pip asks for the build's requirements (setup_requires), present when it builds
-    from mypyc.build import mypycify
-except ImportError:
-    mypycify = None
 
-setup(
-    setup_requires=["mypy>=1.13"] if compile_ else [],
-    ext_modules=mypycify(COMPILED, opt_level="3") if compile_ and mypycify is not None else [],
-)
+def extensions() -> list:
+    """The compiled modules, when this build compiles (mypyc type-checks them first and stops on an error)."""
+    if os.environ.get("LAKEINDEX_COMPILE") != "1":
+        return []
+    from mypyc.build import mypycify  # a build requirement when compiling (the build backend adds mypy)
+
+    return mypycify(COMPILED, opt_level="3")
+
+
+setup(ext_modules=extensions())

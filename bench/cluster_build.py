@@ -14,8 +14,9 @@ What it checks and measures, on one lake (default ``sample_lake/tables``):
    the script waits until the master's ``/json/`` reports 2 ALIVE workers and always stops every process
    (process groups) at the end.
 3. **The README recipe**: ``lakeindex package --out DIR``, then ``spark-submit --master spark://…
-   --conf spark.pyspark.python=<executor venv> --py-files DIR/lakeindex-0.1.0.zip indexer_jobs/build_index.py
-   LAKE --out OUT`` with ``LAKEINDEX_SHIP_CODE=0`` (so only ``--py-files`` ships the code). Then
+   --conf spark.pyspark.python=<executor venv> --conf spark.pyspark.driver.python=<this Python> --py-files
+   DIR/lakeindex-0.1.0.zip indexer_jobs/build_index.py LAKE --out OUT`` with ``LAKEINDEX_SHIP_CODE=0`` (so only
+   ``--py-files`` ships the code). Then
    ``lakeindex index build LAKE --out OUT --master spark://…`` with ``PYSPARK_PYTHON=<executor venv>`` and no
    ``--py-files``: the library ships its own zip (``lakeindex.spark_session.ship_code``). And the failure the
    issue reports: the same spark-submit with the wheel (``pip wheel --no-deps``) instead of the zip, reported

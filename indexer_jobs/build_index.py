@@ -11,6 +11,7 @@ import sys
 from lakeindex.cli.index import cmd_index_build
 from lakeindex.cli.output import run_command
 from lakeindex.index.build_options import add_build_arguments
+from lakeindex.spark_submit_stderr import stderr_of_spark_submit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -18,7 +19,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="build_index",
                                      description="Scan a lake with Spark and write its pattern index.")
     add_build_arguments(parser)
-    return run_command(cmd_index_build, parser.parse_args(argv))
+    with stderr_of_spark_submit():  # progress on spark-submit's stderr, the JSON alone on its stdout
+        return run_command(cmd_index_build, parser.parse_args(argv))
 
 
 if __name__ == "__main__":

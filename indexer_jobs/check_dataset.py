@@ -8,10 +8,11 @@ failed, 2 bad input), so a scheduler can run it on a cluster unchanged::
       --output result.json check hdfs:///warehouse/orders/2026-11-21 --format parquet \\
       --checks checks.json --repo /data/metrics-repo --dataset orders --tag day=2026-11-21
 
-spark-submit merges the Python process's stderr into its stdout, so progress lines and the JSON
-would share one stream: ``--output FILE`` (before the subcommand) writes the JSON to a file instead,
-atomically. Spark's master and resources come from spark-submit; executors read the data, and only
-metric values, offending samples and profiles reach the driver.
+spark-submit merges the Python process's stderr into its stdout; the job writes its stderr (progress,
+errors) to spark-submit's own stderr instead (``lakeindex.spark_submit_stderr``), so stdout holds the JSON
+alone. ``--output FILE`` (before the subcommand) writes the JSON to a file instead, atomically. Spark's
+master and resources come from spark-submit; executors read the data, and only metric values, offending
+samples and profiles reach the driver.
 """
 
 from __future__ import annotations
@@ -26,10 +27,16 @@ COMMANDS = ("check", "profile", "suggest")
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lakeindex.spark_submit_stderr import stderr_of_spark_submit
+
+    with stderr_of_spark_submit():
+        return _run(list(sys.argv[1:] if argv is None else argv))
+
+
+def _run(argv: list[str]) -> int:
     from lakeindex.atomic_publish import write_atomically
     from lakeindex.cli import main as cli_main
 
-    argv = list(sys.argv[1:] if argv is None else argv)
     output = None
     if argv[:1] == ["--output"]:
         if len(argv) < 2:

@@ -11,6 +11,7 @@ import sys
 from lakeindex.cli.inference import cmd_tag
 from lakeindex.cli.output import run_command
 from lakeindex.spark_session import add_session_arguments
+from lakeindex.spark_submit_stderr import stderr_of_spark_submit
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -24,7 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jsonl", default=None, help="also write one catalog record per column (JSON lines)")
     ap.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     add_session_arguments(ap)
-    return run_command(cmd_tag, ap.parse_args(argv))
+    with stderr_of_spark_submit():  # progress on spark-submit's stderr, the JSON alone on its stdout
+        return run_command(cmd_tag, ap.parse_args(argv))
 
 
 if __name__ == "__main__":

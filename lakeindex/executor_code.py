@@ -18,9 +18,10 @@ import tempfile
 import zipfile
 from importlib.metadata import PackageNotFoundError, requires
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import lakeindex
+from lakeindex.atomic_publish import write_atomically
 
 # what the executor-side code imports (measured: a cluster whose executors' venv holds exactly these
 # builds the index identically; see bench/cluster_build.py)
@@ -41,26 +42,21 @@ def _sources() -> list[tuple[Path, str]]:
 def package_zip(out_dir: str | Path) -> Path:
     """Write ``lakeindex-<version>.zip`` (the package's sources, reproducible bytes) into ``out_dir``.
 
-    Written to a temporary name and renamed, so a reader never sees half a zip.
+    Published atomically (a reader never sees half a zip), with the mode of any new file (0666 less the
+    umask: 0644 usually), so the other accounts a cluster runs under can read it.
     """
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    target = out_dir / f"lakeindex-{lakeindex.__version__}.zip"
-    fd, tmp = tempfile.mkstemp(prefix=".lakeindex-", suffix=".zip", dir=out_dir)
-    os.close(fd)
-    try:
-        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zf:
+
+    def write(fh: BinaryIO) -> None:
+        with zipfile.ZipFile(fh, "w", zipfile.ZIP_DEFLATED) as zf:
             for path, rel in _sources():
                 info = zipfile.ZipInfo(rel, FIXED_TIME)
                 info.compress_type = zipfile.ZIP_DEFLATED
                 info.external_attr = 0o644 << 16
                 zf.writestr(info, path.read_bytes())
-        os.replace(tmp, target)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
-    return target
+
+    return write_atomically(out_dir / f"lakeindex-{lakeindex.__version__}.zip", write)
 
 
 def executor_requirements() -> list[str]:
@@ -82,8 +78,7 @@ def write_package(out_dir: str | Path) -> dict[str, Any]:
     """The zip and an ``executor-requirements.txt`` beside it; what ``lakeindex package`` prints."""
     zpath = package_zip(out_dir)
     needs = executor_requirements()
-    req = Path(out_dir) / "executor-requirements.txt"
-    req.write_text("\n".join(needs) + "\n")
+    req = write_atomically(Path(out_dir) / "executor-requirements.txt", "\n".join(needs) + "\n")
     with zipfile.ZipFile(zpath) as zf:
         files = len(zf.namelist())
     return {"zip": str(zpath), "executor_requirements": str(req), "files": files, "bytes": zpath.stat().st_size,

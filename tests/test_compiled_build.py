@@ -1,11 +1,14 @@
-"""The compiled build (``setup.py``, ``LAKEINDEX_COMPILE=1``) gives the rules its Python sources give.
+"""The compiled build (``LAKEINDEX_COMPILE=1``) gives the rules its Python sources give.
 
-The oracle is the pure-Python package in this process. A subprocess imports a copy of the package whose
-inference modules are compiled with mypyc (checked: they load as extension modules) and fits the same
-columns against the same index: lists of GUIDs, records of timestamps, ids and paths, URLs with an
-optional query string, lists of signed numbers, enums of joined words, dates. Skipped where mypyc or a C
-compiler is missing. The suite's other tests run against the sources: several of them instrument the
-search (module constants patched, spies, subclasses), which compiled modules do not allow.
+The oracle is the pure-Python package in this process. The compiled copy is built as ``pip install .``
+builds it, through the build backend ``pyproject.toml`` declares (``build_backend/lakeindex_build.py``,
+which adds mypy to the build's requirements and compiles the modules ``setup.py`` lists), into a
+wheel that pip installs into a temporary directory; a subprocess imports it (checked: its inference
+modules load as extension modules) and fits the same columns against the same index: lists of GUIDs,
+records of timestamps, ids and paths, URLs with an optional query string, lists of signed numbers,
+enums of joined words, dates. Skipped where mypyc or a C compiler is missing. The suite's other tests
+run against the sources: several of them instrument the search (module constants patched, spies,
+subclasses), which compiled modules do not allow.
 """
 
 from __future__ import annotations
@@ -27,9 +30,61 @@ from lakeindex.index.store import IndexReader
 
 ROOT = Path(__file__).resolve().parents[1]
 
-pytest.importorskip("mypyc.build", reason="the compiled build needs mypyc (mypy)")
-if shutil.which("cc") is None:
-    pytest.skip("the compiled build needs a C compiler", allow_module_level=True)
+SOURCES = ("lakeindex", "build_backend")
+PROJECT_FILES = ("setup.py", "pyproject.toml", "README.md", "MANIFEST.in")
+
+
+def _project_copy(root: Path) -> Path:
+    """What a build of the project reads, copied (a build writes ``build/`` and metadata beside it)."""
+    for name in SOURCES:
+        shutil.copytree(ROOT / name, root / name, ignore=shutil.ignore_patterns("__pycache__", "*.so"))
+    for name in PROJECT_FILES:
+        shutil.copy(ROOT / name, root / name)
+    return root
+
+
+def _requires(project: Path, compile_: str | None) -> list[str]:
+    """The build backend's answer to PEP 517's ``get_requires_for_build_wheel``, in a fresh process."""
+    env = {k: v for k, v in os.environ.items() if k != "LAKEINDEX_COMPILE"}
+    if compile_ is not None:
+        env["LAKEINDEX_COMPILE"] = compile_
+    code = "import json, lakeindex_build; print(json.dumps(lakeindex_build.get_requires_for_build_wheel()))"
+    done = subprocess.run([sys.executable, "-c", code], cwd=project, capture_output=True, text=True, timeout=300,
+                          env={**env, "PYTHONPATH": str(project / "build_backend")})
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_the_backend_asks_for_mypy_only_for_a_compiled_build_and_lists_it_without_compiling(tmp_path):
+    project = _project_copy(tmp_path)
+    assert not any(r.startswith("mypy") for r in _requires(project, None))
+    assert not any(r.startswith("mypy") for r in _requires(project, "0"))
+    assert "mypy>=1.13" in _requires(project, "1")
+    # listing requirements runs setup.py before mypy is installed: mypyc must not have run (no C written)
+    assert not list(project.rglob("*.c"))
+
+
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory) -> Path:
+    """The package installed from the compiled wheel the build backend makes (``LAKEINDEX_COMPILE=1``)."""
+    pytest.importorskip("mypyc.build", reason="the compiled build needs mypyc (mypy)")
+    if shutil.which("cc") is None:
+        pytest.skip("the compiled build needs a C compiler")
+    project = _project_copy(tmp_path_factory.mktemp("project"))
+    dist, site = tmp_path_factory.mktemp("dist"), tmp_path_factory.mktemp("site")
+    # without build isolation, so no network: the build's requirements (setuptools, wheel, mypy) are the
+    # test extras, installed already; pip calls the backend's metadata and wheel hooks as it always does
+    # (the requirements hook, which only an isolated build calls, is the test above)
+    built = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-build-isolation", "--no-deps", "--no-index",
+                            "-w", str(dist), str(project)],
+                           capture_output=True, text=True, timeout=1200, env={**os.environ, "LAKEINDEX_COMPILE": "1"})
+    assert built.returncode == 0, built.stdout[-2000:] + built.stderr[-3000:]
+    wheel, = dist.glob("lakeindex-*.whl")
+    assert not wheel.name.endswith("-none-any.whl"), wheel.name  # a platform wheel: it holds extension modules
+    installed = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--target",
+                                str(site), str(wheel)], capture_output=True, text=True, timeout=300)
+    assert installed.returncode == 0, installed.stderr[-3000:]
+    return site
 
 
 def _guid(r: random.Random) -> str:
@@ -52,19 +107,6 @@ GENERATORS: dict[str, Callable[[random.Random], str]] = {
     "joined_enum": lambda r: r.choice(["web", "crm", "mobile_app", "web_portal", "partner_api"]),
     "date": lambda r: f"20{r.randint(10, 24)}-{r.randint(1, 12):02d}-{r.randint(1, 28):02d}",
 }
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory) -> Path:
-    """A copy of the package with the modules ``setup.py`` lists compiled in place."""
-    root = tmp_path_factory.mktemp("compiled")
-    shutil.copytree(ROOT / "lakeindex", root / "lakeindex", ignore=shutil.ignore_patterns("__pycache__", "*.so"))
-    for name in ("setup.py", "pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, root / name)
-    done = subprocess.run([sys.executable, "setup.py", "build_ext", "--inplace"], cwd=root, capture_output=True,
-                          text=True, timeout=1200, env={**os.environ, "LAKEINDEX_COMPILE": "1"})
-    assert done.returncode == 0, done.stderr[-3000:]
-    return root
 
 
 FIT = """

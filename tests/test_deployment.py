@@ -6,6 +6,8 @@ The cluster recipe itself runs against a real standalone cluster in ``tests/test
 
 from __future__ import annotations
 
+import os
+import stat
 import subprocess
 import sys
 import tomllib
@@ -16,7 +18,7 @@ from types import SimpleNamespace
 import pytest
 
 import lakeindex
-from lakeindex.executor_code import EXECUTOR_PACKAGES, executor_requirements, package_zip
+from lakeindex.executor_code import EXECUTOR_PACKAGES, executor_requirements, package_zip, write_package
 from lakeindex.progress import Progress, stage_tasks
 from lakeindex.shuffle_sizing import local_input_bytes, shuffle_partitions, sized_shuffles
 from lakeindex.spark_session import ship_code
@@ -39,6 +41,17 @@ def test_package_zip_is_importable_by_a_python_that_only_has_the_zip(tmp_path):
                          timeout=120)
     assert got.returncode == 0, got.stderr
     assert got.stdout.strip().startswith(str(zpath))
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640)])
+def test_package_writes_files_other_accounts_may_read_as_the_umask_allows(tmp_path, umask, mode):
+    old = os.umask(umask)
+    try:
+        written = write_package(tmp_path / "dist")
+    finally:
+        os.umask(old)
+    for name in ("zip", "executor_requirements"):
+        assert stat.S_IMODE(os.stat(written[name]).st_mode) == mode, name
 
 
 def test_package_zip_bytes_do_not_depend_on_when_it_was_built(tmp_path):

@@ -332,7 +332,8 @@ def test_cli_build_prints_metadata_and_rejects_missing_lake(spark, lake, tmp_pat
 
 
 def test_runs_unchanged_under_spark_submit(tmp_path):
-    """The job file is a spark-submit application that keeps the master it is given."""
+    """The job file is a spark-submit application that keeps the master it is given; its progress goes to
+    spark-submit's stderr (which merges the Python driver's stderr into its stdout), its JSON alone to stdout."""
     import os
     import subprocess
     import sys
@@ -343,11 +344,12 @@ def test_runs_unchanged_under_spark_submit(tmp_path):
     lake = make_lake(tmp_path / "lake", range(3))
     env = {**os.environ, "LAKEINDEX_DRIVER_MEMORY": "1g", "PYSPARK_PYTHON": sys.executable}
     proc = subprocess.run([submit, "--master", "local[1]", "indexer_jobs/build_index.py", str(lake),
-                           "--out", str(tmp_path / "ix"), "--quiet"],
+                           "--out", str(tmp_path / "ix")],
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parents[1], env=env,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
-    meta = json.loads(proc.stdout)
+    meta = json.loads(proc.stdout)  # nothing else on stdout
+    assert "[lakeindex" in proc.stderr and "scanning 3 tables" in proc.stderr
     assert meta["spark"]["master"] == "local[1]" and meta["tables_scanned"] == 3
     assert index_items(tmp_path / "ix") == reference_index(lake, 2)
 

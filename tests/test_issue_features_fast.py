@@ -1,6 +1,7 @@
-"""``issue_features``' fast path (columns prepared once, summarised from codes and float arrays) against its
-definition, computed the slow way: for every applicable variant, ``features(prev, summarize_series(corrupt(
-...)).scaled(scale))``. Floats must be equal bit for bit (NaN equal to NaN), on small frames of hostile values."""
+"""``issue_features`` (each corrupted column summarised from its codes and float arrays) against its
+definition, computed with pandas: for every applicable variant, ``features(prev, summarize_series(corrupt(
+...)).scaled(scale))``. Floats must be equal bit for bit (NaN equal to NaN), on small frames of hostile values.
+What ``corrupt`` returns is held to a reference in ``test_issue_oracle.py``."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ import pandas as pd
 import pytest
 
 from lakeindex.history import CATEGORICAL, NUMERIC, corrupt, features, infer_kind, issue_features, variants_for
-from lakeindex.history.issues import _Column
 from lakeindex.history.summary import summarize_series
 
 N = 48
@@ -73,14 +73,14 @@ CASES = [(c, kind, seed, scale) for i, c in enumerate(FRAME.columns)
 
 
 @pytest.mark.parametrize(("column", "kind", "seed", "scale"), CASES)
-def test_fast_issue_features_equal_the_definition_bit_for_bit(column, kind, seed, scale):
+def test_issue_features_equal_the_definition_bit_for_bit(column, kind, seed, scale):
     kind = infer_kind(FRAME[column]) if kind is None else OTHER[infer_kind(FRAME[column])]
     prev = summarize_series(FRAME[column].iloc[::2], kind) if seed != 1 else None
     fast = issue_features(prev, FRAME, column, seed, scale=scale, kind=kind)
     _assert_same(fast, _by_definition(prev, FRAME, column, seed, scale, kind, 1000, 100_000))
 
 
-def test_fast_path_covers_top_k_ties_untracked_values_alone_and_tiny_columns():
+def test_features_cover_top_k_ties_untracked_values_alone_and_tiny_columns():
     prev = summarize_series(FRAME["ids"].iloc[:30], top_k=4)
     fast = issue_features(prev, FRAME, "ids", 3, scale=7.0, top_k=4, exact_distinct_limit=30)
     _assert_same(fast, _by_definition(prev, FRAME, "ids", 3, 7.0, CATEGORICAL, 4, 30))
@@ -94,10 +94,3 @@ def test_fast_path_covers_top_k_ties_untracked_values_alone_and_tiny_columns():
         for column, kind in (("unicode", CATEGORICAL), ("floats", NUMERIC), ("signed", NUMERIC)):
             _assert_same(issue_features(None, tiny, column, kind=kind),
                          _by_definition(None, tiny, column, 0, 1.0, kind, 1000, 100_000))
-
-
-def test_fast_path_is_taken_where_the_twins_reproduce_apply():
-    assert _Column.supported(FRAME["ints"], NUMERIC) and _Column.supported(FRAME["signed"], NUMERIC)
-    assert _Column.supported(FRAME["bools"], CATEGORICAL) and _Column.supported(FRAME["floats"], CATEGORICAL)
-    assert not _Column.supported(FRAME["bools"], NUMERIC)  # booleans forced numeric keep the Series path
-    assert not _Column.supported(FRAME["ints"].astype("Int64"), NUMERIC)

@@ -17,6 +17,7 @@ columns, so a segment costs a few set operations instead of a thousand.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -24,8 +25,10 @@ from lakeindex.caches import ClearWhenFull, WeightedLRU
 from lakeindex.fmdv.column import Group
 from lakeindex.fmdv.hypotheses import Alternative, column_alternatives, label_outlines
 
+Pairs = list[tuple[int | None, int | None]]  # an alignment: (profile position, sequence position), None a gap
 
-def _align(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
+
+def _align(profile: list[tuple[str, str]], seq: tuple) -> Pairs:
     """Needleman-Wunsch alignment: pairs (profile index or None, seq index or None).
 
     Scores: equal labels 2, two words of other classes 0.5, a gap -1; a word never pairs with a
@@ -65,7 +68,7 @@ def _pair_score(a: tuple[str, str], b: tuple[str, str]) -> float | None:
     return 0.5 if a[0] == "w" and b[0] == "w" else None
 
 
-def _one_gap(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]] | None:
+def _one_gap(profile: list[tuple[str, str]], seq: tuple) -> Pairs | None:
     """:func:`_align` of sequences of m + 1 and m parts where one alignment with m pairs (a gap at one
     place of the longer) is the unique optimum, told in O(m); None where that is not certain. Such an
     alignment scores its pairs less 1; any other has at most m - 1 pairs and three gaps, at most
@@ -98,11 +101,11 @@ def _one_gap(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | Non
     if at < 0 or ties or best <= 2 * m - 5:
         return None
     if longer:
-        return [(i, i) for i in range(at)] + [(at, None)] + [(i + 1, i) for i in range(at, m)]
-    return [(i, i) for i in range(at)] + [(None, at)] + [(i, i + 1) for i in range(at, m)]
+        return cast(Pairs, [(i, i) for i in range(at)] + [(at, None)] + [(i + 1, i) for i in range(at, m)])
+    return cast(Pairs, [(i, i) for i in range(at)] + [(None, at)] + [(i, i + 1) for i in range(at, m)])
 
 
-def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None, int | None]]:
+def _table(profile: list[tuple[str, str]], seq: tuple) -> Pairs:
     """:func:`_align` by the full Needleman-Wunsch table."""
     n, k = len(profile), len(seq)
     words = [b[0] == "w" for b in seq]
@@ -130,7 +133,7 @@ def _table(profile: list[tuple[str, str]], seq: tuple) -> list[tuple[int | None,
             left = best
         back.append(brow)
         prev = cur
-    pairs = []
+    pairs: Pairs = []
     i, j = n, k
     while i or j:
         move = back[i][j]
@@ -181,7 +184,7 @@ def _align_in_order(order: tuple) -> tuple[int, dict[tuple, tuple[int, ...]]]:
             if pi is None:
                 new_profile.append(seq[sj])
                 new_ids.append(next_id)
-                cols[sj] = next_id
+                cols[cast(int, sj)] = next_id  # a profile gap pairs with a part of seq
                 next_id += 1
             else:
                 new_profile.append(profile[pi])
@@ -384,7 +387,7 @@ class Alignment:
             for c in range(s, e):
                 self.signature(c)
             sigs = self._signatures[s:e]
-        return tuple(sigs), all(self._symbols[s:e])  # type: ignore[return-value]
+        return tuple(cast(list[tuple[frozenset, bool]], sigs)), all(self._symbols[s:e])
 
     def segment_bytes(self, s: int, e: int) -> int:
         """About the bytes :meth:`segment`'s signatures hold, as ``repr`` would write them out, each

@@ -18,7 +18,7 @@ from lakeindex.patterns.enumerate import EnumerationLimits
 from lakeindex.patterns.tokens import ALNUM, DIGIT, Analysis, analyze, base_kind
 
 
-def part_label(part: object) -> tuple[str, str]:
+def part_label(part: str | tuple) -> tuple[str, str]:
     """Alignment label of a part: a symbol run by its text, a word by its coarse class."""
     if isinstance(part, str):
         return ("s", part)
@@ -28,12 +28,12 @@ def part_label(part: object) -> tuple[str, str]:
     return ("w", "A")
 
 
-def part_slots(part: object) -> int:
+def part_slots(part: str | tuple) -> int:
     """Number of slots a part holds."""
     return 0 if isinstance(part, str) else len(part)
 
 
-def part_tokens(part: object) -> int:
+def part_tokens(part: str | tuple) -> int:
     """Tokens a part counts toward tau."""
     return 1 if isinstance(part, str) else len(part)
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Container
 from functools import lru_cache
+from typing import cast
 
 from lakeindex.caches import register
 from lakeindex.fmdv.column import Group
@@ -159,7 +160,7 @@ def column_alternatives(parts: list[tuple[object, tuple, tuple]], decimal: bool,
         return None
     inter: frozenset[Alternative] | None = None
     hex_word, hex_ok, lengths = False, True, set()
-    for part, common, hexable in parts:
+    for part, common, hexable in cast(list[tuple[tuple, tuple, tuple]], parts):  # words: symbols returned above
         alts = _alternatives(part, common, decimal, level)
         inter = alts if inter is None else inter & alts
         hex_word = hex_word or is_hex_word(part)
@@ -174,7 +175,7 @@ def column_alternatives(parts: list[tuple[object, tuple, tuple]], decimal: bool,
     return inter
 
 
-def _nslots(part: object) -> int:
+def _nslots(part: str | tuple) -> int:
     return 0 if isinstance(part, str) else len(part)
 
 

@@ -239,7 +239,7 @@ def joined_rule(values: Iterable[str] | Mapping[str, int], solve: Solve, budget:
         tallied = item_tally(split)
         word = solve(tallied, budget if best is None else min(budget, best.fpr))
         cand = None if word is None else _joined(word, sep, longest)
-        if cand is not None and word.fpr <= budget and (best is None or word.fpr < best.fpr):
+        if cand is not None and word is not None and word.fpr <= budget and (best is None or word.fpr < best.fpr):
             best, chosen = cand, (tallied, sep, longest)
     if best is not None and refine is not None:
         word = refine(chosen[0])

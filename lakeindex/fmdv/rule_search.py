@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from functools import partial
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from lakeindex.fmdv.alignment import Alignment
 from lakeindex.fmdv.column import (
@@ -171,7 +171,7 @@ class RuleSearch:
                         return Found(result, checked[1])
         result = self.column(counts)
         known = checked is not None and result is not None and checked[0] == result.pattern
-        return Found(result, checked[1] if known else None)
+        return Found(result, checked[1] if known and checked is not None else None)
 
     def _failing(self, result: Segmentation, distinct: dict[str, int]) -> int | None:
         """The values (with counts) that fail a sample's rule; None where the pattern is too long to
@@ -242,7 +242,7 @@ class RuleSearch:
             aligned = self.flat[flat] = self.aligned(values, depth, cap, items)
         result = aligned.plain if mode.unnarrowed and depth > 0 else aligned.narrowed  # parts: narrowed or not
         if self.with_vertical and aligned.structured and (result is None or len(result.segments) > 1):
-            beat = aligned.plain.fpr if result is not None else cap + self.solver.fpr_slack
+            beat = cast(Segmentation, aligned.plain).fpr if result is not None else cap + self.solver.fpr_slack
             result = self.joined(values, depth, cap, beat, mode) or result
         if result is None and self.with_vertical and depth < MAX_DEPTH:
             result = self.composite(values, depth, cap, mode)
@@ -402,6 +402,6 @@ class RuleSearch:
                 if result.segments[0][2].literal:
                     return result
                 cands = cands + [result.segments[0][2]]
-            return Segmentation([(0, 0, choose(cands, solver.fpr_slack, solver.narrow_slack))])
-        best = choose(cands, solver.fpr_slack, solver.narrow_slack)
+            return Segmentation([(0, 0, cast(Candidate, choose(cands, solver.fpr_slack, solver.narrow_slack)))])
+        best = cast(Candidate, choose(cands, solver.fpr_slack, solver.narrow_slack))  # cands is not empty
         return Segmentation([(0, 0, best)]) if best.fpr <= result.fpr else result

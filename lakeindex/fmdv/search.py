@@ -41,7 +41,7 @@ import math
 from dataclasses import dataclass, field
 from operator import attrgetter
 from threading import Lock
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from lakeindex.fmdv.hypotheses import (
     SegmentPart,
@@ -185,7 +185,7 @@ class SegmentSolver:
         budget = self.cache_bytes // 4
         if int(self.index.meta.get("patterns", 0)) * ENTRY_OVERHEAD > budget:
             return False  # too big whatever its keys' lengths: not worth reading
-        held: dict[str, bytes] = {}
+        held: dict[str, bytes | None] = {}
         size = 0
         try:
             for key, value in self.index.items():
@@ -201,7 +201,7 @@ class SegmentSolver:
         return True
 
     @staticmethod
-    def _prefixed(held: dict[str, bytes], size: int, budget: int) -> tuple[set[str] | None, int]:
+    def _prefixed(held: dict[str, bytes | None], size: int, budget: int) -> tuple[set[str] | None, int]:
         """The held keys with every part prefix of theirs (``hypotheses.hypotheses`` prunes the patterns it
         builds by them), and the lookup cache's bytes with them; None where they do not fit the budget
         too (lookups are then as exact, only slower). A tenth of the wide bench's cold fit time was
@@ -247,7 +247,7 @@ class SegmentSolver:
                     self._stats_bytes = 0
                 cache.update(found)
                 self._stats_bytes += size
-        return [found[p] if v is _UNCACHED else v for p, v in zip(patterns, packed, strict=True)]
+        return [found[p] if v is _UNCACHED else cast(bytes | None, v) for p, v in zip(patterns, packed, strict=True)]
 
     def _remember(self, key: tuple, cands: list[Candidate], key_bytes: int | None = None) -> None:
         """Cache a segment key's candidates within the byte budget (a key is as big as its shapes;

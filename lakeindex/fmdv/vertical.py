@@ -21,6 +21,7 @@ unrelated structures or free text of varying length stays infeasible.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 from lakeindex.fmdv.alignment import Alignment
 from lakeindex.fmdv.column import Group
@@ -104,7 +105,7 @@ def segmentations(groups: list[Group], solver: SegmentSolver, r: float, m: int, 
     segs: list[tuple[int, int, Candidate, frozenset | None]] = []
     e = ncols
     while e > 0:
-        s, prev, c, absent = best[e][state][1]
+        s, prev, c, absent = cast(tuple, best[e][state][1])  # only the start state has no back pointer
         segs.append((s, e, c, absent))
         e, state = s, prev
     segs.reverse()

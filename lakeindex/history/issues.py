@@ -52,7 +52,13 @@ round(p·n) items (at least one) without replacement, so magnitudes are exact. B
 Numeric-dtype columns of kind numeric come back as float64 (character-level issues spell numbers
 positionally, edit the text and parse it back; unparseable results become NaN); every other column, including
 a numeric-dtype column summarised as categorical, comes back as text (object dtype) spelled like
-``chars.to_text``, so its untouched values match the history's categories.
+``chars.to_text``, so its untouched values match the history's categories, and its numbers are those its text
+spells (a boolean or date column taken as numeric has none).
+
+Each variant is one function of the column prepared once (``PreparedColumn``: its text as integer codes, or
+its floats) returning the corrupted codes or floats: ``corrupt`` turns them into a Series, ``issue_features``
+summarises them directly, as ``summarize_series`` would the Series. ``tests/issue_oracle.py`` is a plain
+reference of these definitions, with the same random draws, that the tests hold ``corrupt`` to.
 """
 
 from __future__ import annotations
@@ -73,11 +79,9 @@ from lakeindex.history.summary import (
     DEFAULT_EXACT_DISTINCT_LIMIT,
     DEFAULT_TOP_K,
     ColumnSummary,
-    TextCache,
     Vocab,
     summarize_codes,
     summarize_numbers,
-    summarize_series,
     to_numbers,
 )
 from lakeindex.lake.text_frame import TextFrame
@@ -87,33 +91,6 @@ if TYPE_CHECKING:
 
 BOTH: tuple[str, ...] = (NUMERIC, CATEGORICAL)
 INSERT_POOL = string.ascii_letters + string.digits + string.punctuation
-
-Apply = Callable[["pd.Series", "pd.DataFrame", str, np.random.Generator, str], "pd.Series"]
-
-
-@dataclass(frozen=True)
-class IssueVariant:
-    """One parametrised synthetic DQ issue: ``apply`` returns the corrupted column."""
-
-    id: str
-    issue_type: int  # Appendix B type number, 1..10
-    param: float  # the fraction p (0 < p ≤ 1) or the factor
-    kinds: tuple[str, ...]
-    fn: Apply = field(repr=False, compare=False)
-
-    def applicable(self, kind: str) -> bool:
-        """Whether the issue makes sense for a column kind (no unit change on text, no casing on numbers)."""
-        return kind in self.kinds
-
-    def apply(self, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str | None = None) -> pd.Series:
-        """The corrupted ``df[column]`` (a new Series with a RangeIndex; volume issues change its length)."""
-        series = df[column].reset_index(drop=True)
-        kind = kind or infer_kind(series)
-        if kind not in KINDS:
-            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
-        if kind == CATEGORICAL:  # categories are text, spelled as the summaries spell them (ints stay "12")
-            series = to_text(series)
-        return self.fn(series, df, column, rng, kind)
 
 
 # -------------------------------------------------------------------------------------------- helpers
@@ -146,29 +123,6 @@ def _strings(s: pd.Series) -> np.ndarray:
     return to_text(s).to_numpy(dtype=object)
 
 
-def _back(original: pd.Series, strings: np.ndarray) -> pd.Series:
-    """Edited strings in the original representation: parsed to float64 for numeric dtypes."""
-    import pandas as pd
-
-    out = pd.Series(strings, dtype=object)
-    return pd.Series(to_numbers(out)) if has_numeric_dtype(original) else out
-
-
-def _nonnull(strings: np.ndarray) -> np.ndarray:
-    import pandas as pd
-
-    return np.flatnonzero(pd.notna(strings))
-
-
-def _complete(s: pd.Series, kind: str) -> np.ndarray:
-    """Positions of complete values: finite numbers (numeric kind) or non-empty text."""
-    if kind == NUMERIC:
-        return np.flatnonzero(~np.isnan(to_numbers(s)))
-    text = to_text(s)
-    return np.flatnonzero((text.notna() & (text != "")).to_numpy())
-
-
-# ------------------------------------------------------------------------------------------ the types
 
 
 def _kind_at(df: pd.DataFrame | TextFrame, j: int) -> str:
@@ -188,43 +142,6 @@ def _donor_position(df: pd.DataFrame | TextFrame, column: str, kind: str) -> int
     return order[0] if order else None
 
 
-def _donor(df: pd.DataFrame, column: str, kind: str, rng: np.random.Generator, n: int) -> pd.Series:
-    """The neighbouring column of the same kind (else the nearest column; else shuffled own values)."""
-    import pandas as pd
-
-    j = _donor_position(df, column, kind)
-    if j is not None:
-        return df.iloc[:, j].reset_index(drop=True)
-    own = df[column].reset_index(drop=True)
-    return pd.Series(own.to_numpy()[rng.permutation(n)])
-
-
-def _schema_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-                   p: float) -> pd.Series:
-    import pandas as pd
-
-    donor = _donor(df, column, kind, rng, len(s))
-    idx = _pick(rng, np.arange(len(s)), p)
-    if has_numeric_dtype(s):  # a typed column parses what it receives: text that is not a number becomes NaN
-        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
-        out[idx] = to_numbers(donor)[idx]
-        return pd.Series(out)
-    values = to_text(s).to_numpy(dtype=object)
-    values[idx] = (_strings(donor) if kind == NUMERIC else to_text(donor).to_numpy(dtype=object))[idx]
-    return pd.Series(values, dtype=object)
-
-
-def _unit_change(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-                 factor: float) -> pd.Series:
-    import pandas as pd
-
-    nums = to_numbers(s) * factor
-    if has_numeric_dtype(s):
-        return pd.Series(nums)
-    strings = to_text(s).to_numpy(dtype=object)
-    ok = ~np.isnan(nums)
-    strings[ok] = [_format_number(x) for x in nums[ok]]
-    return pd.Series(strings, dtype=object)
 
 
 def _recase(value: str, upper: bool) -> str:
@@ -234,60 +151,6 @@ def _recase(value: str, upper: bool) -> str:
     one = (lambda c: c.upper()) if upper else (lambda c: c.lower())
     return "".join(one(c) if len(one(c)) == 1 else c for c in value)
 
-
-def _casing(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-            upper: bool, p: float) -> pd.Series:
-    strings = _strings(s)
-    for i in _pick(rng, _nonnull(strings), p):
-        strings[i] = _recase(strings[i], upper)
-    return _back(s, strings)
-
-
-def _blank(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *, p: float,
-           null: bool) -> pd.Series:
-    import pandas as pd
-
-    idx = _pick(rng, np.arange(len(s)), p)
-    if has_numeric_dtype(s):
-        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
-        out[idx] = np.nan if null else 0.0
-        return pd.Series(out)
-    values = s.to_numpy(dtype=object).copy()
-    values[idx] = None if null else ("0" if kind == NUMERIC else "")
-    return pd.Series(values, dtype=object)
-
-
-def _volume(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-            factor: float) -> pd.Series:
-    import pandas as pd
-
-    n = len(s)
-    if factor >= 1:
-        extra = rng.integers(0, n, size=int(round((factor - 1) * n))) if n else np.array([], dtype=int)
-        return pd.concat([s, s.iloc[extra]], ignore_index=True)
-    return s.iloc[_pick(rng, np.arange(n), factor)].reset_index(drop=True)
-
-
-def _distribution(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-                  head: bool, p: float) -> pd.Series:
-    import pandas as pd
-
-    pos = _complete(s, kind)
-    if len(pos) == 0:
-        return s.copy()
-    values = s.to_numpy(dtype=object)[pos]
-    keys = to_numbers(s)[pos] if kind == NUMERIC else to_text(s).to_numpy(dtype=object)[pos]
-    ordered = values[np.argsort(keys, kind="stable")]
-    k = _count(len(ordered), p)
-    biased = ordered[:k] if head else ordered[-k:]
-    draws = biased[rng.integers(0, k, size=len(pos))]
-    if has_numeric_dtype(s):
-        out = s.to_numpy(dtype=float, na_value=np.nan).copy()
-        out[pos] = draws.astype(float)
-        return pd.Series(out)
-    out_obj = s.to_numpy(dtype=object).copy()
-    out_obj[pos] = draws
-    return pd.Series(out_obj, dtype=object)
 
 
 _CLASSES = ((48, 10), (97, 26), (65, 26))  # (first code point, size): digits, lower, upper ASCII letters
@@ -316,64 +179,16 @@ def _typos(cps: np.ndarray, which: np.ndarray, rng: np.random.Generator, p: floa
     return chosen
 
 
-def _typo(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-          p: float) -> pd.Series:
-    strings = _strings(s)
-    nn = _nonnull(strings)
-    if len(nn) == 0:
-        return _back(s, strings)
-    cps, which, sep = _typo_text([str(v) for v in strings[nn]], kind)
-    _typos(cps, which, rng, p)
-    strings[nn] = cps.astype(np.uint32).tobytes().decode("utf-32-le", "surrogatepass").split(sep)
-    return _back(s, strings)
 
 
-def _edit_chars(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-                p: float, insert: bool) -> pd.Series:
-    import pandas as pd
-
-    strings = _strings(s)
-    if kind == NUMERIC:
-        cand = np.flatnonzero(~np.isnan(to_numbers(pd.Series(strings, dtype=object))))
-    else:
-        cand = np.flatnonzero([v is not None and (insert or v != "") for v in strings])
-    idx = _pick(rng, cand, p)
-    u, pick = rng.random(len(idx)), rng.integers(0, len(INSERT_POOL), size=len(idx))
-    for j, i in enumerate(idx):
-        v = strings[i]
-        if insert:
-            start = 1 if kind == NUMERIC and v[:1] in ("+", "-") else 0
-            at = start + int(u[j] * (len(v) - start + 1))
-            ch = string.digits[pick[j] % 10] if kind == NUMERIC else INSERT_POOL[pick[j]]
-            strings[i] = v[:at] + ch + v[at:]
-        else:
-            spots = [k for k, c in enumerate(v) if c in string.digits] if kind == NUMERIC else range(len(v))
-            if len(spots):
-                at = spots[int(u[j] * len(spots))]
-                strings[i] = v[:at] + v[at + 1:]
-    return _back(s, strings)
+# ------------------------------------------------------------------------------------------ the column
 
 
-def _whitespace(s: pd.Series, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str, *,
-                leading: bool, p: float) -> pd.Series:
-    strings = _strings(s)
-    for i in _pick(rng, _nonnull(strings), p):
-        strings[i] = " " + strings[i] if leading else strings[i] + " "
-    return _back(s, strings)
-
-
-# --------------------------------------------------------------------------------------- fast twins
-# ``issue_features`` corrupts one column some fifty times: these twins of the types above make exactly the
-# same draws from the same generator, but work on the column prepared once (``_Column``) and return the
-# corrupted column as integer codes of text values or as floats, which ``summarize_codes`` /
-# ``summarize_numbers`` summarise exactly as ``summarize_series`` summarises the Series ``apply`` returns.
-
-
-class _Column:
-    """``df[column]`` prepared for all its variants: the text of its values as codes of a ``Vocab`` (-1:
-    null), or for a numeric kind of numeric dtype (``floats``) its values as float64 (``raw``: nulls NaN,
-    ±inf kept, as the Series ``apply`` returns; ``nums``: ``to_numbers``) with ``codes`` spelling them as
-    ``_strings`` does, for the character-level issues."""
+class PreparedColumn:
+    """``df[column]`` prepared once for all its variants: the text of its values as codes of a ``Vocab``
+    (-1: null), or for a numeric kind of numeric dtype (``floats``) its values as float64 (``raw``: nulls
+    NaN, ±inf kept; ``nums``: ``to_numbers``) with ``codes`` spelling them as ``_strings`` does, for the
+    character-level issues. A variant maps it to its corrupted column: floats, or codes of text."""
 
     def __init__(self, df: pd.DataFrame | TextFrame, column: str, kind: str) -> None:
         self.df, self.column, self.kind = df, column, kind
@@ -394,16 +209,6 @@ class _Column:
             self.codes = self.vocab.codes(_strings(s))
         else:
             self.codes = self.vocab.codes(to_text(s).to_numpy(dtype=object))
-
-    @staticmethod
-    def supported(series: pd.Series, kind: str) -> bool:
-        """Whether the twins reproduce ``apply`` on this column: always for the categorical kind (``apply``
-        works on its text), for the numeric kind on numpy numbers and text (not booleans, dates, ...)."""
-        import pandas as pd
-
-        dtype = series.dtype
-        return (kind == CATEGORICAL or (isinstance(dtype, np.dtype) and dtype.kind in "iuf")
-                or pd.api.types.is_object_dtype(dtype) or isinstance(dtype, pd.StringDtype))
 
     def base(self) -> np.ndarray:
         """The uncorrupted column: floats or codes."""
@@ -467,8 +272,19 @@ class _Column:
             self._typo = cps, which, owner, sep
         return self._typo
 
+    def series(self, out: np.ndarray) -> pd.Series:
+        """The corrupted column ``out`` (floats or codes) as a Series: float64, or text (None for null)."""
+        import pandas as pd
+
+        if self.floats:
+            return pd.Series(out, dtype=float)
+        text = np.full(len(out), None, dtype=object)
+        known = out >= 0
+        text[known] = self.vocab.array()[out[known]]
+        return pd.Series(text, dtype=object)
+
     def summarize(self, out: np.ndarray, top_k: int, limit: int) -> ColumnSummary:
-        """``summarize_series`` of the corrupted column ``out`` (floats or codes)."""
+        """``summarize_series`` of the corrupted column ``out`` (floats or codes), from its codes or floats."""
         if not self.floats:
             return summarize_codes(out, self.vocab, self.kind, top_k=top_k, exact_distinct_limit=limit)
         nums = out.copy()
@@ -477,7 +293,7 @@ class _Column:
                                  exact_distinct_limit=limit)
 
 
-def _fast_schema_change(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarray:
+def _schema_change(col: PreparedColumn, rng: np.random.Generator, *, p: float) -> np.ndarray:
     donor = col.donor(rng)
     idx = _pick(rng, np.arange(col.n), p)
     out = col.base().copy()
@@ -485,7 +301,7 @@ def _fast_schema_change(col: _Column, rng: np.random.Generator, *, p: float) -> 
     return out
 
 
-def _fast_unit_change(col: _Column, rng: np.random.Generator, *, factor: float) -> np.ndarray:
+def _unit_change(col: PreparedColumn, rng: np.random.Generator, *, factor: float) -> np.ndarray:
     if col.floats:
         return col.nums * factor
     codes = np.unique(col.codes[col.codes >= 0])
@@ -498,11 +314,11 @@ def _fast_unit_change(col: _Column, rng: np.random.Generator, *, factor: float) 
     return out
 
 
-def _fast_casing(col: _Column, rng: np.random.Generator, *, upper: bool, p: float) -> np.ndarray:
+def _casing(col: PreparedColumn, rng: np.random.Generator, *, upper: bool, p: float) -> np.ndarray:
     return col.mapped(_pick(rng, np.flatnonzero(col.codes >= 0), p), lambda v: _recase(v, upper))
 
 
-def _fast_blank(col: _Column, rng: np.random.Generator, *, p: float, null: bool) -> np.ndarray:
+def _blank(col: PreparedColumn, rng: np.random.Generator, *, p: float, null: bool) -> np.ndarray:
     idx = _pick(rng, np.arange(col.n), p)
     out = col.base().copy()
     if col.floats:
@@ -512,7 +328,7 @@ def _fast_blank(col: _Column, rng: np.random.Generator, *, p: float, null: bool)
     return out
 
 
-def _fast_volume(col: _Column, rng: np.random.Generator, *, factor: float) -> np.ndarray:
+def _volume(col: PreparedColumn, rng: np.random.Generator, *, factor: float) -> np.ndarray:
     n, base = col.n, col.base()
     if factor >= 1:
         extra = rng.integers(0, n, size=int(round((factor - 1) * n))) if n else np.array([], dtype=int)
@@ -520,7 +336,7 @@ def _fast_volume(col: _Column, rng: np.random.Generator, *, factor: float) -> np
     return base[_pick(rng, np.arange(n), factor)]
 
 
-def _fast_distribution(col: _Column, rng: np.random.Generator, *, head: bool, p: float) -> np.ndarray:
+def _distribution(col: PreparedColumn, rng: np.random.Generator, *, head: bool, p: float) -> np.ndarray:
     if col.kind == NUMERIC:
         nums = col.numbers()
         pos = np.flatnonzero(~np.isnan(nums))
@@ -539,7 +355,7 @@ def _fast_distribution(col: _Column, rng: np.random.Generator, *, head: bool, p:
     return out
 
 
-def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarray:
+def _typo(col: PreparedColumn, rng: np.random.Generator, *, p: float) -> np.ndarray:
     nn = np.flatnonzero(col.codes >= 0)
     if len(nn) == 0:
         return col.finished(col.codes.copy())
@@ -553,7 +369,7 @@ def _fast_typo(col: _Column, rng: np.random.Generator, *, p: float) -> np.ndarra
     return col.finished(out)
 
 
-def _fast_edit_chars(col: _Column, rng: np.random.Generator, *, p: float, insert: bool) -> np.ndarray:
+def _edit_chars(col: PreparedColumn, rng: np.random.Generator, *, p: float, insert: bool) -> np.ndarray:
     codes, numeric = col.codes, col.kind == NUMERIC
     if numeric:
         cand = np.flatnonzero(~np.isnan(col.text_numbers(codes)))
@@ -588,7 +404,7 @@ def _fast_edit_chars(col: _Column, rng: np.random.Generator, *, p: float, insert
     return col.finished(out)
 
 
-def _fast_whitespace(col: _Column, rng: np.random.Generator, *, leading: bool, p: float) -> np.ndarray:
+def _whitespace(col: PreparedColumn, rng: np.random.Generator, *, leading: bool, p: float) -> np.ndarray:
     idx = _pick(rng, np.flatnonzero(col.codes >= 0), p)
     return col.mapped(idx, (lambda v: " " + v) if leading else (lambda v: v + " "))
 
@@ -600,21 +416,39 @@ def _pct(p: float) -> str:
     return f"p{round(p * 100)}"
 
 
-_TWINS: dict[Callable[..., pd.Series], Callable[..., np.ndarray]] = {
-    _schema_change: _fast_schema_change, _unit_change: _fast_unit_change, _casing: _fast_casing, _blank: _fast_blank,
-    _volume: _fast_volume, _distribution: _fast_distribution, _typo: _fast_typo, _edit_chars: _fast_edit_chars,
-    _whitespace: _fast_whitespace}
-_FAST: dict[str, Callable[[_Column, np.random.Generator], np.ndarray]] = {}  # variant id → its twin
+Corrupt = Callable[[PreparedColumn, np.random.Generator], np.ndarray]
+
+
+@dataclass(frozen=True)
+class IssueVariant:
+    """One parametrised synthetic DQ issue: ``fn`` maps a prepared column to its corrupted values."""
+
+    id: str
+    issue_type: int  # Appendix B type number, 1..10
+    param: float  # the fraction p (0 < p ≤ 1) or the factor
+    kinds: tuple[str, ...]
+    fn: Corrupt = field(repr=False, compare=False)
+
+    def applicable(self, kind: str) -> bool:
+        """Whether the issue makes sense for a column kind (no unit change on text, no casing on numbers)."""
+        return kind in self.kinds
+
+    def apply(self, df: pd.DataFrame, column: str, rng: np.random.Generator, kind: str | None = None) -> pd.Series:
+        """The corrupted ``df[column]`` (a new Series with a RangeIndex; volume issues change its length)."""
+        kind = kind or infer_kind(df[column])
+        if kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        col = PreparedColumn(df, column, kind)
+        return col.series(self.fn(col, rng))
 
 
 def _build() -> tuple[IssueVariant, ...]:
     v: list[IssueVariant] = []
     grid = (0.01, 0.1, 0.5, 1.0)
 
-    def add(vid: str, number: int, param: float, kinds: tuple[str, ...], fn: Callable[..., pd.Series],
+    def add(vid: str, number: int, param: float, kinds: tuple[str, ...], fn: Callable[..., np.ndarray],
             **kw: object) -> None:
         v.append(IssueVariant(vid, number, param, kinds, functools.partial(fn, **kw)))
-        _FAST[vid] = functools.partial(_TWINS[fn], **kw)
 
     for p in grid:
         add(f"schema_change_{_pct(p)}", 1, p, BOTH, _schema_change, p=p)
@@ -680,10 +514,9 @@ def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame |
     the counts behind chisquare) describe a full-size batch, comparable with the history's features. The
     kind is ``kind``, else ``prev_summary.kind``, else inferred from the latest column.
 
-    The result is that definition's, computed faster where the column allows (every categorical column, and
-    numeric ones of a numpy number or text dtype): the column is prepared once and each variant's twin of
-    ``apply`` makes the same draws on codes or floats, summarised without building pandas Series. A
-    ``TextFrame`` batch (``lakeindex.lake.text_frame``) gives the features of its pandas frame, without pandas.
+    The column is prepared once, and each variant's corrupted codes or floats are summarised as
+    ``summarize_series`` would summarise the Series ``corrupt`` returns, without building it. A ``TextFrame``
+    batch (``lakeindex.lake.text_frame``) gives the features of its pandas frame, without pandas.
     """
     if scale <= 0:
         raise ValueError("scale must be positive")
@@ -693,18 +526,11 @@ def issue_features(prev_summary: ColumnSummary | None, latest_df: pd.DataFrame |
     kind = kind or (infer_text_kind(latest_df[column]) if text else infer_kind(latest_df[column]))
     variants = variants_for(kind)
     out: dict[str, dict[str, float]] = {}
-    # the same summaries, without pandas per variant (a TextFrame never needs pandas)
-    if variants and (text or _Column.supported(latest_df[column], kind)):
-        col = _Column(latest_df, column, kind)
-        for variant in variants:
-            corrupted = _FAST[variant.id](col, variant_rng(seed, variant.id))
-            summary = col.summarize(corrupted, top_k, exact_distinct_limit).scaled(scale, exact_distinct_limit)
-            out[variant.id] = features(prev_summary, summary)
+    if not variants:
         return out
-    cache = TextCache()
+    col = PreparedColumn(latest_df, column, kind)
     for variant in variants:
-        corrupted = variant.apply(latest_df, column, variant_rng(seed, variant.id), kind)
-        summary = summarize_series(corrupted, kind, top_k=top_k, exact_distinct_limit=exact_distinct_limit,
-                                   cache=cache).scaled(scale, exact_distinct_limit)
+        corrupted = variant.fn(col, variant_rng(seed, variant.id))
+        summary = col.summarize(corrupted, top_k, exact_distinct_limit).scaled(scale, exact_distinct_limit)
         out[variant.id] = features(prev_summary, summary)
     return out

@@ -27,6 +27,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from rocksdict import AccessType, IngestExternalFileOptions, Rdict, SstFileWriter
 
@@ -77,7 +78,7 @@ class SstSink:
         if self._writer is None:
             self._writer = SstFileWriter(options=rocksdb_options())
             self._writer.open(self.path)
-        elif key <= self._prev:
+        elif key <= cast(bytes, self._prev):
             raise ValueError(f"SST keys out of order: {self._prev!r} then {key!r}")
         self._writer[key] = value
         self._prev = key
@@ -327,7 +328,7 @@ class IndexReader:
         if not patterns:
             return []
         with self._damage():
-            return self.db[[p.encode() for p in patterns]]
+            return cast(list[bytes | None], self.db[[p.encode() for p in patterns]])
 
     def get(self, pattern: str) -> PatternStats | None:
         return self.lookup([pattern])[0]

@@ -62,6 +62,7 @@ Memory (bounded by design, any tau <= 16 and any value width):
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import cast
 
 from lakeindex.patterns.counting import count_patterns, sum_counts
 from lakeindex.patterns.sampling import MAX_DISTINCT, priority_sample
@@ -194,7 +195,8 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
     total = sum(weights) + sum(wide_weights) + wide
     sampled = 0 < limits.max_distinct < len(values)
-    values, weights = priority_sample(values, weights, limits.max_distinct)
+    # sampled, the weights are estimates (floats), rounded back to whole values below
+    values, weights = cast(tuple[list[str], list[int]], priority_sample(values, weights, limits.max_distinct))
     groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
     listed: list[tuple[str, int, bool]] = []
     wide_list: list[tuple[str, int]] = []
@@ -232,7 +234,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if wide_list and limits.window_edge and nwide + unlisted >= floor:
         get = counts.get
         for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge,
-                                  limits.window_floor(total), limits.window_words, limits.window_lead).items():
+                                  limits.window_floor(total), limits.window_words, bool(limits.window_lead)).items():
             if n > get(p, 0):
                 counts[p] = n
     if sampled:  # estimated weights: counts back to whole values

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from lakeindex.caches import register
 from lakeindex.patterns.hierarchy import CHAR_CLASSES
@@ -310,7 +310,7 @@ def example(pattern: str) -> str:
             if e.k == 0:
                 del out[rep_start:]
             else:
-                out.extend(out[rep_start:] * (e.k - 1))
+                out.extend(out[rep_start:] * (cast(int, e.k) - 1))
         elif e.cls in ("opt", "/opt"):
             skip = e.cls == "opt"
         elif skip:

@@ -17,10 +17,12 @@ FPR estimates err high, the safe side).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from itertools import product
+from typing import cast
 
 from lakeindex.caches import WeightedLRU
+from lakeindex.patterns.counting import Prepared
 from lakeindex.patterns.hierarchy import NUM, run_generalizations, word_generalizations
 from lakeindex.patterns.pattern import escape_literal
 from lakeindex.patterns.tokens import DIGIT, is_hex_word
@@ -47,7 +49,7 @@ def is_decimal_at(shape: tuple, i: int) -> bool:
             and len(shape[i + 2]) == 1 and shape[i + 2][0][0] == DIGIT)
 
 
-def part_alternatives(part: object, decimal_follows: bool = False, level: int = 0) -> list[Option]:
+def part_alternatives(part: str | tuple, decimal_follows: bool = False, level: int = 0) -> list[Option]:
     """Alternatives for one part at reduction ``level`` (0: the exact hierarchy), with constant slots
     numbered from the part's first slot. ``decimal_follows``: the part starts a decimal number."""
     if isinstance(part, str):
@@ -55,10 +57,10 @@ def part_alternatives(part: object, decimal_follows: bool = False, level: int = 
     if level:
         return _reduced_options(part, level)
     total = sum(k for _, k in part)
-    wide = [(p, (), 1) for p in word_generalizations(total, is_hex_word(part))]
+    wide: list[Option] = [(p, (), 1) for p in word_generalizations(total, is_hex_word(part))]
     if len(part) == 1:
         kind, k = part[0]
-        opts = [("%s", (0,), 1)] + [(p, (), 1) for p in run_generalizations(kind, k)] + wide
+        opts: list[Option] = [("%s", (0,), 1)] + [(p, (), 1) for p in run_generalizations(kind, k)] + wide
         # <num> spanning "12" "." "50": a decimal number split by the tokenizer.
         if kind == DIGIT and decimal_follows:
             opts.append((NUM, (), 3))
@@ -70,7 +72,7 @@ def part_alternatives(part: object, decimal_follows: bool = False, level: int = 
             for combo in product(*per_run)] + wide
 
 
-def _reduced_options(part: object, level: int) -> list[Option]:
+def _reduced_options(part: tuple, level: int) -> list[Option]:
     """Options of a part at reduction ``level`` (1-4, coarser as it grows), one part each.
 
     1: a multi-run word keeps only its all-``{k}`` and all-``+`` run combinations and whole-word
@@ -192,10 +194,10 @@ class HierarchyOptions:
         keys = [(level, p, is_decimal_at(shape, i)) for i, p in enumerate(shape)]
         return keys, slot_starts(shape), (self.max_constants if level <= 1 else 0)
 
-    def options(self, key: tuple) -> list:
+    def options(self, key: Hashable) -> list[Prepared]:
         hit = _PREPARED_CACHE.get(key)
         if hit is None:
-            level, part, decimal = key
+            level, part, decimal = cast(tuple, key)  # a key of shape_info
             hit = [((t % ()) if not sl else None, t, sl, st) for t, sl, st in part_alternatives(part, decimal, level)]
             _PREPARED_CACHE.put(key, hit, len(hit))
         return hit

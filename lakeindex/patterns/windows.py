@@ -130,7 +130,7 @@ def value_windows(parts: tuple, tau: int, edge: int, max_words: int = WINDOW_WOR
     """
     words = [i for i, p in enumerate(parts) if not isinstance(p, str)]
     nw = len(words)
-    out = []
+    out: list[tuple[tuple, tuple]] = []
     # per word after a symbol run (which leads its windows): the run, its occurrence among equal runs
     # from the start and from the end
     led_at = [si for si in range(nw) if words[si] > 0] if lead else []
@@ -235,8 +235,8 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     listed = sum(vw[1] for vw in values) + unlisted
     scale = listed / sum(vw[1] for vw in sample)
     windows: dict[tuple, dict[tuple, int]] = {}
-    for p, (w, _) in layouts.items():
-        for key, sub in value_windows(p, tau, edge, max_words, lead):
+    for parts, (w, _) in layouts.items():
+        for key, sub in value_windows(parts, tau, edge, max_words, lead):
             shapes = windows.get(key)
             if shapes is None:
                 windows[key] = {sub: w}

@@ -1,4 +1,4 @@
-"""Whether this install runs the inference search compiled (``setup.py``, ``LAKEINDEX_COMPILE=1``).
+"""Whether this install runs the inference search compiled (``LAKEINDEX_COMPILE=1`` at install: ``setup.py``).
 
 Wide fits are about 30% faster compiled, and meet the service's wide-fit latency targets only so
 (BENCHMARKS.md), so a service reports which build it runs (``/ready``): an operator can tell a deployment that missed
