@@ -78,6 +78,7 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
     counts: dict = defaultdict(lambda: {"columns": 0, "clean": 0, "false_alarms": 0, "clean_within_theta": 0,
                                         "false_alarms_within_theta": 0, "drifted": 0, "detected": 0})
     examples: dict = defaultdict(list)
+    over_theta: dict = defaultdict(list)  # the off-rule shares of clean batches beyond θ
     for done, (src, j, col) in enumerate(columns, 1):
         rng = random.Random(f"{seed}/{col.name}")
         values = list(col.values)
@@ -109,6 +110,8 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                 within = res_clean["batch_nonconforming_fraction"] <= rule.params["theta"]
                 c["clean_within_theta"] += within
                 c["false_alarms_within_theta"] += within and res_clean["flagged"]
+                if not within:
+                    over_theta[(src, n, test)].append(round(res_clean["batch_nonconforming_fraction"], 2))
                 c["detected"] += res_drift["flagged"]
                 for what, res in (("false_alarm", res_clean), ("missed", res_drift)):
                     if res["flagged"] == (what == "false_alarm") and len(examples[(src, n, test, what)]) < 3:
@@ -125,6 +128,7 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                      "false_alarm_rate_within_theta": c["false_alarms_within_theta"] / c["clean_within_theta"]
                      if c["clean_within_theta"] else None,
                      "detection_rate": c["detected"] / c["drifted"] if c["drifted"] else None,
+                     "clean_over_theta_fractions": sorted(over_theta[(src, n, test)]),
                      "examples": {what: examples[(src, n, test, what)] for what in ("false_alarm", "missed")
                                   if examples[(src, n, test, what)]}})
     for n in sizes:  # both sources together
