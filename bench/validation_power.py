@@ -16,6 +16,9 @@ and ``--composites`` held-out composite columns from ``bench/eval_composite.py``
 lake of ``--lake-seed`` never holds, 1--3% ad-hoc tokens in ``--special-share`` of them), validated against
 ``--wide-index``.
 
+``--calibration`` prints instead the default test's exact false-alarm rate for a column whose values are
+off the rule at a fixed rate (1-10%), by training size: no rule learning, only the statistics.
+
     python bench/validation_power.py --lake /work/bench-data/lake-2520x500 \\
         --index /work/bench-data/index-lake-2520x500-tau8 --wide-index /work/bench-data/index-wide-v8 \\
         --out bench/out/validation_power.json
@@ -30,12 +33,15 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
+from scipy import stats
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.eval_composite import test_columns  # noqa: E402
 from bench.eval_quality import BenchColumn, load_columns  # noqa: E402
-from lakeindex.fmdv.drift import validate  # noqa: E402
+from lakeindex.fmdv.drift import lake_prior, predictive_pvalue, validate  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import TESTS, Rule  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
@@ -145,6 +151,26 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
     return {"alpha": alpha, "batch": batch, "drift_share": share, "seed": seed, "rows": rows}
 
 
+def calibration(sizes: tuple[int, ...], batch: int, alpha: float, rates: tuple[float, ...] = (0.01, 0.03, 0.05, 0.1),
+                fprs: tuple[float, ...] = (0.0, 0.01, 0.05), theta: float = 0.1) -> list[dict]:
+    """The ``betabinom`` test's exact false-alarm rate on a column whose values are off the rule at a fixed
+    rate: k1 ~ Bin(n, rate), k2 ~ Bin(batch, rate), given k1 <= θ·n (else FMDV-H learns no rule)."""
+    out = []
+    for fpr in fprs:
+        prior = lake_prior(fpr, theta, alpha)
+        for rate in rates:
+            row: dict = {"fpr": fpr, "rate": rate}
+            for n in sizes:
+                k1s = np.arange(int(theta * n) + 1)
+                w = stats.binom.pmf(k1s, n, rate)
+                # the smallest flagged batch count after each k1, then the chance a clean batch reaches it
+                first = [next((k for k in range(batch + 1) if predictive_pvalue(prior, int(k1), n, k, batch)[0]
+                               < alpha), batch + 1) for k1 in k1s]
+                row[str(n)] = float(np.dot(w, stats.binom.sf(np.array(first) - 1, batch, rate)) / w.sum())
+            out.append(row)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lake", type=Path, required=True)
@@ -161,8 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--alpha", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--calibration", action="store_true",
+                    help="only print the betabinom test's exact false-alarm rates at fixed off-rule rates")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.train_sizes.split(","))
+    if args.calibration:
+        for row in calibration(sizes, args.batch, args.alpha):
+            print(json.dumps(row))
+        return 0
     rows = max(sizes) + args.batch
     with IndexReader(str(args.index)) as lake_ix, IndexReader(str(args.wide_index)) as wide_ix:
         lake_cols = load_columns(args.lake, args.lake_columns, args.seed, {}, min_values=min(sizes) + args.batch)

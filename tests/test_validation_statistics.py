@@ -100,10 +100,10 @@ def test_posterior_predictive_tail_by_integration():
 def test_prior_strength_is_the_weakest_keeping_alpha_above_theta():
     for mu, theta, alpha in ((0.0, 0.1, 0.01), (0.03, 0.1, 0.01), (0.002, 0.2, 0.05)):
         p = lake_prior(mu, theta, alpha)
-        assert p.a == pytest.approx(0.5 + mu * p.strength) and p.b == pytest.approx(0.5 + (1 - mu) * p.strength)
+        assert p.a == pytest.approx(1 + mu * p.strength) and p.b == pytest.approx(1 + (1 - mu) * p.strength)
         assert stats.beta.sf(theta, p.a, p.b) == pytest.approx(alpha, rel=1e-4)
         weaker = 0.95 * p.strength  # any weaker prior puts more than alpha above theta
-        assert stats.beta.sf(theta, 0.5 + mu * weaker, 0.5 + (1 - mu) * weaker) > alpha
+        assert stats.beta.sf(theta, 1 + mu * weaker, 1 + (1 - mu) * weaker) > alpha
     # the lake's own rate at or above theta: no prior keeps alpha above it, and the strength is capped
     assert lake_prior(0.12, 0.1, 0.01).strength == MAX_PRIOR_STRENGTH
 
@@ -112,7 +112,7 @@ def test_a_pattern_often_broken_in_the_lake_tolerates_more():
     seg = "<digit>{4}-<digit>{2}-<digit>{2}"
     safe = Rule("fmdv-vh", {"theta": 0.1}, True, [Segment(seg, 0.0, 30)], train_size=20)
     broken = Rule("fmdv-vh", {"theta": 0.1}, True, [Segment(seg, 0.06, 30)], train_size=20)
-    batch = ["2021-01-01"] * 91 + ["N/A"] * 9
+    batch = ["2021-01-01"] * 90 + ["N/A"] * 10
     assert validate(safe, batch)["flagged"] and validate(broken, batch)["passed"]
     assert validate(broken, ["2021-01-01"] * 75 + ["N/A"] * 25)["flagged"]
 

@@ -1,7 +1,7 @@
 """Validating a new batch against a rule: the lake-informed test (default) and the paper's §4 tests.
 
 ``betabinom`` (default): the column's non-conforming rate gets a Beta prior from the index's evidence
-for the rule's pattern (Jeffreys' Beta(½, ½) plus ``s`` pseudo-values of which the fraction FPR_T do not
+for the rule's pattern (the uniform Beta(1, 1) plus ``s`` pseudo-values of which the fraction FPR_T do not
 conform), updated by the training counts; the batch is flagged when its non-conforming count is improbably
 high under the Beta-binomial posterior predictive (one-sided tail < alpha). The strength ``s`` is the
 smallest that puts at most alpha of the prior above the rule's tolerance θ (the -H search accepts no rule
@@ -30,7 +30,9 @@ DEFAULT_TOLERANCE = 0.1  # FMDV-H's default θ, for a posted rule whose params l
 # The lake's evidence never counts for more than this many training values: it describes the pattern's
 # columns in general, and a long training column knows its own rate better.
 MAX_PRIOR_STRENGTH = 1000.0
-JEFFREYS = 0.5  # Beta(½, ½), the non-informative start for a binomial rate
+# Beta(1, 1), the uniform start: unlike Jeffreys' Beta(½, ½) it puts no excess mass at a rate of 0, so a
+# training sample with no value off the rule is not read as a column that never has one (fewer false alarms)
+UNIFORM = 1.0
 
 
 @dataclass(frozen=True)
@@ -45,11 +47,11 @@ class LakePrior:
 
 
 def lake_prior(fpr: float, tolerance: float, alpha: float) -> LakePrior:
-    """The weakest Beta(½ + μs, ½ + (1 − μ)s), μ = ``fpr``, whose mass above ``tolerance`` is at most alpha."""
+    """The weakest Beta(1 + μs, 1 + (1 − μ)s), μ = ``fpr``, whose mass above ``tolerance`` is at most alpha."""
     mu = min(max(fpr, 0.0), 1.0)
 
     def tail(s: float) -> float:
-        return float(beta.sf(tolerance, JEFFREYS + mu * s, JEFFREYS + (1 - mu) * s)) - alpha
+        return float(beta.sf(tolerance, UNIFORM + mu * s, UNIFORM + (1 - mu) * s)) - alpha
 
     if tail(0.0) <= 0:
         s = 0.0
@@ -57,7 +59,7 @@ def lake_prior(fpr: float, tolerance: float, alpha: float) -> LakePrior:
         s = MAX_PRIOR_STRENGTH
     else:
         s = float(brentq(tail, 0.0, MAX_PRIOR_STRENGTH, xtol=1e-6))
-    return LakePrior(mu, s, tolerance, JEFFREYS + mu * s, JEFFREYS + (1 - mu) * s)
+    return LakePrior(mu, s, tolerance, UNIFORM + mu * s, UNIFORM + (1 - mu) * s)
 
 
 def rule_prior(rule: Rule, alpha: float) -> LakePrior:
