@@ -16,7 +16,9 @@ and ``--composites`` held-out composite columns from ``bench/eval_composite.py``
 lake of ``--lake-seed`` never holds, 1--3% ad-hoc tokens in ``--special-share`` of them), validated against
 ``--wide-index``.
 
-``--calibration`` prints instead the default test's exact false-alarm rate for a column whose values are
+``--paper-split`` counts instead the columns each test flags against their own rule under the paper's
+protocol (train on the first 10% of a column, validate the other 90%), as ``bench/eval_quality.py`` scores
+precision. ``--calibration`` prints instead the default test's exact false-alarm rate for a column whose values are
 off the rule at a fixed rate (1-10%), by training size: no rule learning, only the statistics.
 
     python bench/validation_power.py --lake /work/bench-data/lake-2520x500 \\
@@ -151,6 +153,22 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
     return {"alpha": alpha, "batch": batch, "drift_share": share, "seed": seed, "rows": rows}
 
 
+def paper_split(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentSolver],
+                alpha: float) -> list[dict]:
+    """The paper's protocol (``bench/eval_quality.py``): train on a column's first 10%, validate the other
+    90%; per source and test, how many of its own columns each test flags (false positives)."""
+    counts: dict = defaultdict(lambda: {"rules": 0, "own_column_flagged": 0})
+    for src, _, col in columns:
+        rule = AutoValidator(solvers[src], method="fmdv-vh").fit(col.train).rule_
+        if not rule.feasible:
+            continue
+        for test in TESTS:
+            c = counts[(src, test)]
+            c["rules"] += 1
+            c["own_column_flagged"] += validate(rule, col.test, alpha, test=test, mode="homogeneity")["flagged"]
+    return [{"source": src, "test": test, **c} for (src, test), c in sorted(counts.items())]
+
+
 def calibration(sizes: tuple[int, ...], batch: int, alpha: float, rates: tuple[float, ...] = (0.01, 0.03, 0.05, 0.1),
                 fprs: tuple[float, ...] = (0.0, 0.01, 0.05), theta: float = 0.1) -> list[dict]:
     """The ``betabinom`` test's exact false-alarm rate on a column whose values are off the rule at a fixed
@@ -189,6 +207,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--calibration", action="store_true",
                     help="only print the betabinom test's exact false-alarm rates at fixed off-rule rates")
+    ap.add_argument("--paper-split", action="store_true",
+                    help="only count own-column false positives under the paper's 10%%/90%% split, per test")
     args = ap.parse_args(argv)
     sizes = tuple(int(s) for s in args.train_sizes.split(","))
     if args.calibration:
@@ -196,12 +216,18 @@ def main(argv: list[str] | None = None) -> int:
             print(json.dumps(row))
         return 0
     rows = max(sizes) + args.batch
+    if args.paper_split:
+        rows = 1000  # as bench/eval_composite.py's composites
     with IndexReader(str(args.index)) as lake_ix, IndexReader(str(args.wide_index)) as wide_ix:
         lake_cols = load_columns(args.lake, args.lake_columns, args.seed, {}, min_values=min(sizes) + args.batch)
         composites = test_columns(args.lake_seed, args.test_seed, args.composites, rows, args.special_share)
         columns = [("lake", j, c) for j, c in enumerate(lake_cols)] + \
             [("composite", j, c) for j, c in enumerate(composites)]
         solvers = {"lake": SegmentSolver(lake_ix), "composite": SegmentSolver(wide_ix)}
+        if args.paper_split:
+            for row in paper_split(columns, solvers, args.alpha):
+                print(json.dumps(row))
+            return 0
         result = run(columns, solvers, sizes, args.batch, args.drift_share, args.alpha, args.seed)
     result["command"] = " ".join(sys.argv)
     text = json.dumps(result, indent=1)
