@@ -12,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 Method = Literal["fmdv", "fmdv-v", "fmdv-h", "fmdv-vh"]
 Validation = Literal["strict", "homogeneity"]
+Test = Literal["betabinom", "fisher", "chi2"]
 
 
 class HealthOut(BaseModel):
@@ -120,7 +121,8 @@ class ValidateRequest(BaseModel):
     rule: dict = Field(description="a rule returned by /v1/infer")
     values: list[str] = Field(min_length=1, description="the new batch")
     alpha: float = Field(0.01, gt=0, lt=1)
-    test: Literal["fisher", "chi2"] = "fisher"
+    test: Test = Field("betabinom", description="betabinom: the training counts and the index's FPR for the "
+                                                "pattern, one-sided; fisher / chi2: the paper's two-sample tests")
 
 
 class RuleParams(BaseModel):
@@ -168,6 +170,18 @@ class RuleOut(BaseModel):
     reason: str | None = Field(None, description="why the rule is infeasible (only then)")
 
 
+class LakePriorOut(BaseModel):
+    """The Beta(a, b) prior of the column's non-conforming rate, from the index's evidence for the pattern."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    mean: float = Field(description="FPR_T of the rule (sum of its segments' FPRs)")
+    strength: float = Field(description="pseudo-values the lake's evidence counts as")
+    tolerance: float = Field(description="θ: the prior puts at most alpha above it")
+    a: float
+    b: float
+
+
 class OffendingValue(BaseModel):
     """A non-conforming value of the batch and how often it occurs."""
 
@@ -185,7 +199,7 @@ class ValidationOut(BaseModel):
     method: Method
     pattern: str | None
     mode: Validation
-    test: Literal["fisher", "chi2"]
+    test: Test
     alpha: float
     train_size: int
     train_nonconforming_fraction: float
@@ -196,8 +210,12 @@ class ValidationOut(BaseModel):
     skipped: str | None = Field(None, description="why the batch was not tested (infeasible rule; only then)")
     changed: bool | None = Field(None, description="the non-conforming fraction changed significantly")
     p_value: float | None = Field(None, description="of the chosen test")
+    betabinom_p: float | None = Field(None, description="P(batch count >= observed) under the posterior predictive")
     fisher_p: float | None = None
     chi2_p: float | None = None
+    prior: LakePriorOut | None = None
+    expected_nonconforming_fraction: float | None = Field(
+        None, description="the posterior mean rate: the prior updated by the training counts")
     batch_nonconforming: int | None = None
     batch_nonconforming_fraction: float | None = None
     offending_sample: list[OffendingValue] | None = Field(None, description="the most frequent, at most 20")

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from lakeindex.cli.data import add_encoding_argument
 from lakeindex.cli.output import EXIT_OK, UsageError, emit, emit_line, verdict
+from lakeindex.fmdv.rule import DEFAULT_TEST, TESTS
 from lakeindex.spark_session import add_session_arguments
 
 
@@ -169,8 +170,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     val.add_argument("--rule", required=True, help="rule JSON printed by `lakeindex infer`")
     _values_source(val)
     val.add_argument("--alpha", type=float, default=0.01, help="significance level (default 0.01)")
-    val.add_argument("--test", choices=["fisher", "chi2"], default="fisher",
-                     help="test of a changed non-conforming fraction (default fisher, exact)")
+    val.add_argument("--test", choices=list(TESTS), default=DEFAULT_TEST,
+                     help="test of the batch's non-conforming count: betabinom (default: the training counts and "
+                          "the index's FPR for the pattern, one-sided), or the paper's two-sample fisher / chi2")
     val.add_argument("--mode", choices=["strict", "homogeneity"], default=None, help="default: the rule's")
     val.set_defaults(func=cmd_validate)
 

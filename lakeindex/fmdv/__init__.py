@@ -38,7 +38,8 @@ Where the paper is computed:
   solves one segment.
 * FMDV-H, Eq. 12-16 (§4): ``horizontal.py``, the greedy cut (``horizontal``) and the paper's own
   covering hypotheses (``covering_candidates``), combined in ``RuleSearch._with_covering``.
-* The distributional test on a new batch (§4): ``drift.py`` (Fisher's exact test or chi-squared).
+* The test of a new batch: ``drift.py`` (by default a Beta-binomial test whose prior comes from the
+  index; the paper's §4 Fisher's exact test or chi-squared on request).
 * Beyond the paper: lists and joined words (``repetition.py``) and records (``records.py``), cut at
   separators (``split.py``), their FPRs summed as Eq. 8 sums segments'; rules as JSON (``rule.py``).
 """

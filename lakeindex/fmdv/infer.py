@@ -2,7 +2,7 @@
 
     validator = AutoValidator(IndexReader("index"), method="fmdv-vh").fit(train_values)
     validator.rule_.to_dict()          # the learned rule
-    validator.validate(new_values)     # the §4 homogeneity test on a future batch
+    validator.validate(new_values)     # the test of a future batch (``drift.py``)
 
 Defaults, against the paper's sensitivity study (§5.3):
 
@@ -23,7 +23,7 @@ from collections import Counter
 
 from lakeindex.fmdv.column import MAX_SKELETONS, is_structured, memo_skeleton
 from lakeindex.fmdv.drift import validate
-from lakeindex.fmdv.rule import METHODS, Rule, Segment
+from lakeindex.fmdv.rule import DEFAULT_TEST, METHODS, Rule, Segment
 from lakeindex.fmdv.rule_search import RuleSearch
 from lakeindex.fmdv.search import SegmentSolver
 from lakeindex.index.store import IndexReader
@@ -113,7 +113,7 @@ class AutoValidator:
                 else sum(rule.nonconforming(values).values())
         return self
 
-    def validate(self, values: list[str], test: str = "fisher") -> dict:
+    def validate(self, values: list[str], test: str = DEFAULT_TEST) -> dict:
         """Validate a future batch C' against the fitted rule."""
         if getattr(self, "rule_", None) is None:
             raise RuntimeError("call fit() first")

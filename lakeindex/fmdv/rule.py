@@ -9,6 +9,9 @@ from lakeindex.patterns.pattern import compiled, compiled_linear, to_regex
 
 METHODS = ("fmdv", "fmdv-v", "fmdv-h", "fmdv-vh")
 VALIDATIONS = ("strict", "homogeneity")
+# tests of a homogeneity rule's batch (``drift.validate``): the lake-informed Beta-binomial one, or the paper's
+TESTS = ("betabinom", "fisher", "chi2")
+DEFAULT_TEST = "betabinom"
 # Counts a rule may carry: ten billion training values. Fisher's exact test takes ~0.1 s at this size and
 # grows linearly beyond it (minutes at 10^13, overflow after), so larger counts are refused as input.
 MAX_TRAIN_SIZE = 10**10
@@ -33,8 +36,8 @@ class Rule:
     """A learned validation rule for one column (JSON via :meth:`to_dict` / :meth:`from_dict`).
 
     ``validation`` is ``strict`` (any non-conforming value fails, for FMDV and FMDV-V, which assume
-    clean columns) or ``homogeneity`` (a two-sample test of the non-conforming fraction, §4, for
-    the -H variants).
+    clean columns) or ``homogeneity`` (a test of the batch's non-conforming count, for the -H variants:
+    one of ``TESTS``, see ``drift.py``).
     """
 
     method: str
@@ -108,6 +111,8 @@ class Rule:
                     for s in d.get("segments", [])]
             for s in segs:
                 to_regex(s.pattern)  # parses: rejects malformed patterns
+                if not 0 <= s.fpr <= 1:  # also NaN; validation reads it as the lake's non-conforming rate
+                    raise ValueError(f"segment {s.pattern!r}: fpr {s.fpr} out of range: expected 0 to 1")
             if d["feasible"] and not segs:
                 raise ValueError("a feasible rule needs segments")
             size, bad = int(d.get("train_size", 0)), int(d.get("train_nonconforming", 0))

@@ -1,5 +1,6 @@
 """The pattern signal: per text column, the FMDV-VH rule learned from the latest clean batch's value sample,
-and the homogeneity test (Fisher) on the batch's sample, with the p-value and offending values."""
+and the test of the batch's sample against it (``drift.validate``'s default), with the p-value and offending
+values."""
 
 from __future__ import annotations
 
