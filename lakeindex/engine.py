@@ -165,6 +165,7 @@ def server_command(port: int, settings: dict[str, str]) -> tuple[list[str], dict
         "spark.driver.memory": os.environ.get("LAKEINDEX_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
+        "spark.log.level": "WARN",  # the server logs every request at INFO: the log would grow without end
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
         **SQL_CONF,
         "spark.pyspark.python": sys.executable,  # the workers run this interpreter, the one lakeindex is in
