@@ -157,7 +157,7 @@ def server_command(port: int, settings: dict[str, str]) -> tuple[list[str], dict
     import pyspark
 
     from lakeindex.executor_code import code_root
-    from lakeindex.spark_session import DEFAULT_DRIVER_MEMORY, SQL_CONF
+    from lakeindex.spark_session import DEFAULT_DRIVER_MEMORY, SQL_CONF, STATIC_CONF
 
     spark_home = os.path.dirname(pyspark.__file__)
     conf = {
@@ -168,6 +168,7 @@ def server_command(port: int, settings: dict[str, str]) -> tuple[list[str], dict
         "spark.log.level": "WARN",  # the server logs every request at INFO: the log would grow without end
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
         **SQL_CONF,
+        **STATIC_CONF,
         "spark.pyspark.python": sys.executable,  # the workers run this interpreter, the one lakeindex is in
         **settings,
         # loopback only: the server runs whatever plan a client sends

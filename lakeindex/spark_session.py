@@ -53,6 +53,11 @@ SQL_CONF = {
     "spark.sql.adaptive.enabled": "true",
     "spark.sql.adaptive.coalescePartitions.enabled": "true",
 }
+# static settings of the sessions (and the engine) the library starts itself. pyspark's DataFrame debugging
+# walks the Python stack on every API call to name the calling line in errors, and tries to import IPython
+# and ipykernel each time to skip their frames: on a Connect client that was a second of a small command.
+# lakeindex reports errors itself. A Connect client reads the setting from its server.
+STATIC_CONF = {"spark.python.sql.dataFrameDebugging.enabled": "false"}
 
 
 DEFAULT_DRIVER_MEMORY = "4g"  # unless LAKEINDEX_DRIVER_MEMORY says
@@ -102,6 +107,7 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
         "spark.ui.enabled": "true" if ui else "false",
         "spark.ui.showConsoleProgress": "false",
         **SQL_CONF,
+        **STATIC_CONF,
         "spark.driver.memory": os.environ.get("LAKEINDEX_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY),
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
     }
@@ -140,15 +146,14 @@ def _connect(remote: str, app_name: str, extra: dict[str, str] | None, ship: boo
         raise SessionError(f"a classic Spark session already runs in this process; a Spark Connect session "
                            f"({remote}) needs a process of its own")
     builder = SparkSession.builder.remote(remote).appName(app_name)
+    for k, v in {**SQL_CONF, **(extra or {})}.items():  # sent in one request once the session is made
+        builder = builder.config(k, v)
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # noqa: BLE001 - gRPC reports an unreachable server in many ways
         raise SparkUnavailable(f"cannot reach the Spark Connect server at {remote}: "
                                f"{(str(exc).strip().splitlines() or [type(exc).__name__])[0]}. Is it started "
                                "(sbin/start-connect-server.sh) and is the address sc://HOST:PORT?") from exc
-    for k, v in {**SQL_CONF, **(extra or {})}.items():
-        if k.startswith("spark.sql."):  # static settings are the server's; setting them only warns
-            spark.conf.set(k, v)
     if ship:
         ship_code(spark)
     return spark
