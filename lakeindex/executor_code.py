@@ -86,13 +86,23 @@ def write_package(out_dir: str | Path) -> dict[str, Any]:
             "executors_need": needs}
 
 
-def cached_zip() -> Path:
-    """This installation's zip in a per-user cache, keyed by the sources' digest (rebuilt when they change)."""
+def code_digest() -> str:
+    """A digest of this installation's sources (names and bytes): equal digests mean the same code."""
     digest = hashlib.sha256()
     for path, rel in _sources():
         digest.update(rel.encode())
         digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def code_root() -> Path:
+    """The directory holding the ``lakeindex`` package: on a Python worker's path, it imports this code."""
+    return Path(lakeindex.__file__).resolve().parent.parent
+
+
+def cached_zip() -> Path:
+    """This installation's zip in a per-user cache, keyed by the sources' digest (rebuilt when they change)."""
     cache = Path(os.environ.get("LAKEINDEX_CACHE", Path(tempfile.gettempdir()) / f"lakeindex-{os.getuid()}"))
-    target_dir = cache / f"code-{digest.hexdigest()[:16]}"
+    target_dir = cache / f"code-{code_digest()[:16]}"
     target = target_dir / f"lakeindex-{lakeindex.__version__}.zip"
     return target if target.exists() else package_zip(target_dir)

@@ -53,12 +53,28 @@ SQL_CONF = {
     "spark.sql.adaptive.enabled": "true",
     "spark.sql.adaptive.coalescePartitions.enabled": "true",
 }
+# static settings of the sessions (and the engine) the library starts itself. pyspark's DataFrame debugging
+# walks the Python stack on every API call to name the calling line in errors, and tries to import IPython
+# and ipykernel each time to skip their frames: on a Connect client that was a second of a small command.
+# lakeindex reports errors itself. A Connect client reads the setting from its server.
+STATIC_CONF = {"spark.python.sql.dataFrameDebugging.enabled": "false"}
+
+
+DEFAULT_DRIVER_MEMORY = "4g"  # unless LAKEINDEX_DRIVER_MEMORY says
+
+
+def require_java() -> None:
+    """Raise :class:`SparkUnavailable` (with how to install it) when there is no ``java`` to start Spark with."""
+    java_home = os.environ.get("JAVA_HOME")
+    if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
+        raise SparkUnavailable("java not found. " + JAVA_ADVICE)
 
 
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,
-              extra: dict[str, str] | None = None, remote: str | None = None) -> SparkSession:
+              extra: dict[str, str] | None = None, remote: str | None = None, ship: bool = True) -> SparkSession:
     """Return the active session or start one: a Spark Connect session when ``remote`` or ``SPARK_REMOTE``
-    names a server, else classic (local[*] unless ``master`` or spark-submit says)."""
+    names a server, else classic (local[*] unless ``master`` or spark-submit says). ``ship=False``: the
+    Connect server already runs this code (the lakeindex engine started from it)."""
     from pyspark.sql import SparkSession
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
@@ -69,13 +85,11 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
         raise SessionError(f"--master {master} and a Spark Connect address ({remote}) cannot be combined: a Connect "
                            "server has its own master; drop --master (or unset SPARK_REMOTE)")
     if remote:  # the Connect client keeps its own sessions: a classic one active in this process is not it
-        return _connect(remote, app_name, extra)
+        return _connect(remote, app_name, extra, ship)
     active = SparkSession.getActiveSession()
     if active is not None:
         return active
-    java_home = os.environ.get("JAVA_HOME")
-    if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
-        raise SparkUnavailable("java not found. " + JAVA_ADVICE)
+    require_java()
     builder = SparkSession.builder.appName(app_name)
     # under spark-submit the JVM starts Python and hands it a gateway port: keep its master
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ
@@ -93,7 +107,8 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
         "spark.ui.enabled": "true" if ui else "false",
         "spark.ui.showConsoleProgress": "false",
         **SQL_CONF,
-        "spark.driver.memory": os.environ.get("LAKEINDEX_DRIVER_MEMORY", "4g"),
+        **STATIC_CONF,
+        "spark.driver.memory": os.environ.get("LAKEINDEX_DRIVER_MEMORY", DEFAULT_DRIVER_MEMORY),
         "spark.sql.shuffle.partitions": str(2 * (os.cpu_count() or 2)),
     }
     conf.update(extra or {})
@@ -122,10 +137,11 @@ def with_log_config(java_options: str) -> str:
     return f"{java_options} -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}".strip()
 
 
-def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkSession:
-    """A Spark Connect session to ``remote`` with the library's SQL settings and its code shipped."""
+def _connect(remote: str, app_name: str, extra: dict[str, str] | None, ship: bool = True) -> SparkSession:
+    """A Spark Connect session to ``remote`` with the library's SQL settings and its code shipped (unless
+    ``ship`` is False)."""
     try:
-        import pyspark.sql.connect.session  # noqa: F401 - needs grpcio
+        _import_connect_client()
     except ImportError as exc:
         raise SparkUnavailable(f"Spark Connect needs its client packages ({exc}): pip install 'lakeindex[connect]'") \
             from exc
@@ -142,17 +158,31 @@ def _connect(remote: str, app_name: str, extra: dict[str, str] | None) -> SparkS
         raise SessionError(f"a classic Spark session already runs in this process; a Spark Connect session "
                            f"({remote}) needs a process of its own")
     builder = SparkSession.builder.remote(remote).appName(app_name)
+    for k, v in {**SQL_CONF, **(extra or {})}.items():  # sent in one request once the session is made
+        builder = builder.config(k, v)
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # noqa: BLE001 - gRPC reports an unreachable server in many ways
         raise SparkUnavailable(f"cannot reach the Spark Connect server at {remote}: "
                                f"{(str(exc).strip().splitlines() or [type(exc).__name__])[0]}. Is it started "
                                "(sbin/start-connect-server.sh) and is the address sc://HOST:PORT?") from exc
-    for k, v in {**SQL_CONF, **(extra or {})}.items():
-        if k.startswith("spark.sql."):  # static settings are the server's; setting them only warns
-            spark.conf.set(k, v)
-    ship_code(spark)
+    if ship:
+        ship_code(spark)
     return spark
+
+
+def _import_connect_client() -> None:
+    """Import pyspark's Connect client (it needs grpcio) without IPython: its progress bar imports IPython
+    only to size a terminal, which costs a command 0.2-0.4 s (the bar is off). A process that already
+    imported IPython keeps it; afterwards ``import IPython`` works as before."""
+    blocked = "IPython" not in sys.modules
+    if blocked:
+        sys.modules["IPython"] = None  # type: ignore[assignment] - makes `import IPython` raise ImportError
+    try:
+        import pyspark.sql.connect.session  # noqa: F401
+    finally:
+        if blocked and sys.modules.get("IPython", 0) is None:
+            del sys.modules["IPython"]
 
 
 CONNECT_DEFAULT_PORT = 15002
@@ -236,8 +266,15 @@ def session_from_args(args: argparse.Namespace, app_name: str = "lakeindex") -> 
         if isinstance(value, str) and value and not URI.match(value) and not os.path.exists(value):
             raise FileNotFoundError(f"{what} {value}: no such file or directory")
     settings = spark_settings(getattr(args, "conf", None) or [], getattr(args, "properties_file", None))
-    return get_spark(getattr(args, "master", None), app_name, extra=settings or None,
-                     remote=getattr(args, "remote", None))
+    master, remote, ship = getattr(args, "master", None), getattr(args, "remote", None), True
+    if master is None and remote is None and not os.environ.get("SPARK_REMOTE"):
+        from lakeindex.engine import route_command
+
+        quiet = getattr(args, "quiet", False)
+        route = route_command(settings, lambda line: print(line, file=sys.stderr, flush=True), quiet)
+        if route is not None:
+            remote, ship = route.address, route.ship_code
+    return get_spark(master, app_name, extra=settings or None, remote=remote, ship=ship)
 
 
 def spark_settings(conf: list[str], properties_file: str | None = None) -> dict[str, str]:

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 os.environ.setdefault("PYSPARK_PYTHON", os.sys.executable)
+# commands the tests run start their own Spark, never a developer's running lakeindex engine
+os.environ.setdefault("LAKEINDEX_ENGINE", "off")
 
 
 @pytest.fixture(scope="session")

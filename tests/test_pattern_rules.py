@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -82,6 +86,22 @@ def test_profile_and_infer_commands_learn_from_the_dataset(indexed, capsys):
     assert pattern == profiled["pattern"]  # the same sample, the same rule
     assert main(["infer", "--index", indexed["ix"], "--data", indexed["data"], "--column", "nope"]) == 2
     assert "no column 'nope'" in capsys.readouterr().err
+
+
+def test_infer_on_one_small_local_file_needs_no_java_and_learns_what_spark_reading_gives(indexed, tmp_path, capsys):
+    args = ["infer", "--index", indexed["ix"], "--data", indexed["data"], "--column", "note", "--sample", "25"]
+    no_java = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1]),
+               "JAVA_HOME": str(tmp_path / "no-java"), "PATH": os.path.dirname(sys.executable)}
+    local = subprocess.run([sys.executable, "-m", "lakeindex", *args], env=no_java, capture_output=True, text=True,
+                           timeout=300)
+    assert local.returncode == 0, local.stderr[-2000:]
+    assert main([*args, "--master", "local[2]"]) == 0  # --master asks for Spark's reader
+    rule = json.loads(local.stdout)
+    assert rule == json.loads(capsys.readouterr().out)
+    # the first 25 non-empty notes of the file, as written
+    with open(indexed["data"], encoding="utf-8") as fh:
+        notes = [line.rstrip("\n").split(",")[1] for line in fh.readlines()[1:]]
+    assert rule["train_size"] == 25 == len([n for n in notes if n][:25])
 
 
 def test_suggest_restricted_to_columns_runs(indexed, capsys):

@@ -1,8 +1,8 @@
 """The ``lakeindex`` command: subcommands print JSON on stdout, progress and errors on stderr.
 
-One module per command group (``index``, ``inference``, ``quality``, ``history``, ``report``, ``deploy``), one
-shared output and exit-code layer (:mod:`lakeindex.cli.output`). Only commands that scan data start Spark; lookups
-and inference read the index directly, since a JVM start costs seconds.
+One module per command group (``index``, ``inference``, ``quality``, ``history``, ``report``, ``deploy``,
+``engine``), one shared output and exit-code layer (:mod:`lakeindex.cli.output`). Only commands that scan
+data start Spark; lookups and inference read the index directly, since a JVM start costs seconds.
 
 Commands of the installed edges register themselves through the ``lakeindex.commands`` entry-point
 group (``serve`` comes from ``query_service``), so the library never imports its edges.
@@ -15,7 +15,7 @@ import gc
 from importlib.metadata import entry_points
 
 from lakeindex import __version__
-from lakeindex.cli import deploy, history, index, inference, quality, report
+from lakeindex.cli import deploy, engine, history, index, inference, quality, report
 from lakeindex.cli.command_parser import CommandParser
 from lakeindex.cli.output import (
     EXIT_BAD_INPUT,
@@ -45,7 +45,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"lakeindex {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for register in (index.register, inference.register, quality.register, history.register,
-                     report.register, deploy.register):
+                     report.register, deploy.register, engine.register):
         register(sub)
     for ep in sorted(entry_points(group=COMMAND_GROUP), key=lambda e: e.name):
         ep.load()(sub)

@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from lakeindex.cli.data import add_encoding_argument
 from lakeindex.cli.output import EXIT_OK, UsageError, emit, emit_line, verdict
@@ -48,18 +49,39 @@ def cmd_infer(args: argparse.Namespace) -> int:
 
 
 def column_values(args: argparse.Namespace) -> list[str]:
-    """The first ``--sample`` non-null values of ``--column`` of the dataset ``--data``, read with Spark as text."""
+    """The first ``--sample`` non-null values of ``--column`` of the dataset ``--data``, read as text: without
+    a JVM when :func:`local_table` can, else with Spark."""
     from lakeindex.lake.dataset import read_dataset
     from lakeindex.spark_session import session_from_args
     from lakeindex.suggestions.pattern_rules import sample_columns
 
     if not args.column:
         raise UsageError("--data needs --column, the column to learn a rule for")
+    table = local_table(args)
+    if table is not None:
+        from lakeindex.lake.rendering import sample_text
+
+        if args.column not in table.column_names:
+            raise UsageError(f"{args.data}: no column {args.column!r} (columns: {', '.join(table.column_names[:30])})")
+        return sample_text(table.column(args.column).slice(0, 3 * args.sample), args.sample)
     df = read_dataset(session_from_args(args, "lakeindex-infer"), args.data, args.format, infer_schema=False,
                       encoding=args.encoding)
     if args.column not in df.columns:
         raise UsageError(f"{args.data}: no column {args.column!r} (columns: {', '.join(df.columns[:30])})")
     return sample_columns(df, [args.column], rows=0, n=args.sample)[args.column]
+
+
+def local_table(args: argparse.Namespace) -> Any:
+    """``--data`` read without Spark (:mod:`lakeindex.lake.local_dataset`) when it is one small local file that
+    Spark's reader would give the same rows of, in the same order (so the same first values), and no
+    ``--master``/``--remote``/``SPARK_REMOTE`` asks for Spark; else None."""
+    import os
+
+    if args.master or args.remote or os.environ.get("SPARK_REMOTE") or not os.path.isfile(args.data):
+        return None
+    from lakeindex.lake.local_dataset import read_local
+
+    return read_local(args.data, args.format, encoding=args.encoding).table
 
 
 def cmd_validate(args: argparse.Namespace) -> int:

@@ -55,6 +55,16 @@ def render(arr: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
         raise NotRenderable(f"type {t} not readable as text ({str(exc).splitlines()[0][:200]})") from exc
 
 
+def sample_text(arr: pa.Array | pa.ChunkedArray, n: int) -> list[str]:
+    """The first ``n`` non-empty canonical texts of ``arr`` (none for a column without a text rendering):
+    the values a rule is learned from."""
+    try:
+        text = render(arr).to_pylist()
+    except NotRenderable:
+        return []
+    return [v for v in text if v is not None and v != ""][:n]
+
+
 def _trim_fraction(text: pa.Array | pa.ChunkedArray) -> pa.Array | pa.ChunkedArray:
     text = pc.replace_substring_regex(text, _TRAILING_ZEROS, r"\1")
     return pc.replace_substring_regex(text, _ZERO_FRACTION, "")

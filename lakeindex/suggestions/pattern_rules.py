@@ -43,20 +43,14 @@ def sample_columns(df: DataFrame, columns: list[str], rows: int, n: int = SAMPLE
     just the first file's); a nested column has none."""
     if not columns:
         return {}
-    from lakeindex.lake.rendering import NotRenderable, render
+    from lakeindex.lake.rendering import sample_text
 
     picked = df.select(*[col(c).alias(f"c{i}") for i, c in enumerate(columns)])
     if rows > 3 * n:
         picked = picked.sample(fraction=min(1.0, 3.0 * n / rows), seed=17)
     table = picked.limit(3 * n).toArrow()  # at most 3n rows of the chosen columns reach the driver
-    out: dict[str, list[str]] = {}
-    for i, c in enumerate(columns):
-        try:  # typed values get the canonical text the index build gives them
-            text = render(table.column(f"c{i}")).to_pylist()
-        except NotRenderable:
-            text = []
-        out[c] = [v for v in text if v is not None and v != ""][:n]
-    return out
+    # typed values get the canonical text the index build gives them
+    return {c: sample_text(table.column(f"c{i}"), n) for i, c in enumerate(columns)}
 
 
 def allowance(rule: Rule) -> float:
