@@ -53,7 +53,7 @@ from lakeindex.fmdv.hypotheses import (
 )
 from lakeindex.index.store import IndexReader, IndexUnusable, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.pattern import escape_literal, generality, part_prefixes, subsumes
+from lakeindex.patterns.pattern import escape_literal, generality, narrowed_classes, part_prefixes, subsumes
 
 if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
@@ -106,18 +106,38 @@ def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -
     if not cands:
         return None
     # loops rather than min() over generators (compiled, a generator is an object per call): the
-    # lowest FPR, then the first lowest-ranked candidate within the slack of it, as min() would pick
+    # lowest FPR, then the first lowest-ranked candidate within the slack of it that holds no other
+    # candidate of the band inside its language, as min() would pick
     limit = lowest_fpr(cands) + slack
-    best = cands[0]
+    band = [c for c in cands if c.fpr <= limit]
+    best = band[0]
     best_rank: tuple | None = None
-    for c in cands:
-        if c.fpr <= limit:
-            rank = c.rank
-            if best_rank is None or rank < best_rank:
-                best, best_rank = c, rank
+    for c in innermost(band):
+        rank = c.rank
+        if best_rank is None or rank < best_rank:
+            best, best_rank = c, rank
     # without a band nothing narrower qualifies: one inside best's language of FPR <= best's was in
     # the slack band already, and best ranks first there
     return narrowed(best, cands, best.fpr + narrow) if narrow > 0 else best
+
+
+def innermost(band: list[Candidate]) -> list[Candidate]:
+    """The candidates of an FPR band whose language holds no other one's: equally safe, a pattern inside
+    another is the more specific whatever the columns' count (``<digit>+/<digit>+/<digit>{4}`` over
+    ``<digit>+/<num>/<digit>{4}``, which fewer lake columns happen to carry)."""
+    if len(band) < 2:
+        return band
+    out = []
+    for c in band:
+        g = generality(c.pattern)
+        inside = False
+        for o in band:  # a pattern strictly inside another sits lower in the hierarchy: a cheap test first
+            if generality(o.pattern) < g and not o.literal and subsumes(c.pattern, o.pattern):
+                inside = True
+                break
+        if not inside:
+            out.append(c)
+    return out
 
 
 def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candidate:
@@ -272,7 +292,38 @@ class SegmentSolver:
             stats = decode_stats(p, v)
             if stats is not None and stats.fpr <= r and stats.coverage >= m:
                 out.append(Candidate(p, stats.fpr, stats.coverage))
-        return out
+        return self._evidenced(out)
+
+    def _evidenced(self, cands: list[Candidate]) -> list[Candidate]:
+        """``cands`` without those a wider candidate has the same evidence for (the same columns: equal
+        coverage, FPR within the band) where a class they narrow to is less safe in the lake than the
+        wider one's (``classes_hold``). The index cannot tell such a pair apart, so the specific one
+        would be a guess from the training sample: ``<lower>+`` for the last word of ``Page.Home.sports``,
+        which the lake's word columns show broken by digits (FPR 0.09-0.10 against 0.04 for
+        ``<alphanum>+``)."""
+        groups: dict[int, list[Candidate]] = {}
+        for c in cands:
+            groups.setdefault(c.coverage, []).append(c)
+        if len(groups) == len(cands):
+            return cands
+        drop = set()
+        for group in groups.values():
+            for c in group if len(group) > 1 else ():
+                g = generality(c.pattern)
+                for w in group:
+                    if generality(w.pattern) > g and abs(w.fpr - c.fpr) <= self.fpr_slack \
+                            and subsumes(w.pattern, c.pattern) and not self.classes_hold(w.pattern, c.pattern):
+                        drop.add(c.pattern)
+                        break
+        return [c for c in cands if c.pattern not in drop] if drop else cands
+
+    def classes_hold(self, general: str, specific: str) -> bool:
+        """Each class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the
+        lake as the class it replaces, within the FPR band (Eq. 5 applied to the classes themselves)."""
+        pairs = narrowed_classes(general, specific)
+        stats = self.lookup([p for pair in pairs for p in pair])
+        fprs = [1.0 if st is None else st.fpr for st in stats]
+        return all(fprs[2 * i] <= fprs[2 * i + 1] + self.fpr_slack for i in range(len(pairs)))
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:

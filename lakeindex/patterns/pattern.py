@@ -294,6 +294,15 @@ def subsumes(general: str, specific: str) -> bool:
     return len(a) == len(b) and all(_element_inside(x, y) for x, y in zip(a, b, strict=True))
 
 
+def narrowed_classes(general: str, specific: str) -> list[tuple[str, str]]:
+    """Where ``specific`` (inside ``general``, see :func:`subsumes`) has a narrower character class (not
+    only a fixed length): pairs of the two classes there as patterns of their own, of any length
+    (``("<lower>+", "<alphanum>+")``)."""
+    return [(format_elements((a._replace(k=None),)), format_elements((b._replace(k=None),)))
+            for a, b in zip(parse(specific), parse(general), strict=True)
+            if a.cls != b.cls and a.cls is not None and b.cls is not None]
+
+
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 
