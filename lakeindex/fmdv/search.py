@@ -53,7 +53,14 @@ from lakeindex.fmdv.hypotheses import (
 )
 from lakeindex.index.store import IndexReader, IndexUnusable, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.pattern import escape_literal, generality, narrowed_classes, part_prefixes, subsumes
+from lakeindex.patterns.pattern import (
+    escape_literal,
+    generality,
+    led_word_widened,
+    narrowed_classes,
+    part_prefixes,
+    subsumes,
+)
 
 if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
@@ -295,19 +302,19 @@ class SegmentSolver:
         return self._evidenced(out)
 
     def _evidenced(self, cands: list[Candidate]) -> list[Candidate]:
-        """``cands`` without those a wider candidate has the same evidence for (the same columns: equal
-        coverage, FPR within the band) where a class they narrow to is less safe in the lake than the
-        wider one's (``classes_hold``). The index cannot tell such a pair apart, so the specific one
-        would be a guess from the training sample: ``<lower>+`` for the last word of ``Page.Home.sports``,
-        which the lake's word columns show broken by digits (FPR 0.09-0.10 against 0.04 for
-        ``<alphanum>+``)."""
+        """``cands`` with each class the index cannot tell from a wider one kept only where the lake's whole
+        columns show it as safe (``classes_hold``). The index cannot tell them apart where both patterns
+        have the same columns (equal coverage, FPR within the band): the narrower one is dropped. Nor for
+        a led window's one word (``.<lower>+``), whose ``<alphanum>+`` the build never counts: it is
+        written with the wider class, at its own FPR (the wider one's could only be lower). Otherwise the
+        specific class is a guess from the training sample: ``<lower>+`` for the last word of
+        ``Page.Home.sports``, which the lake's word columns show broken by digits (FPR 0.09-0.10 against
+        0.04 for ``<alphanum>+``)."""
         groups: dict[int, list[Candidate]] = {}
         for c in cands:
             groups.setdefault(c.coverage, []).append(c)
-        if len(groups) == len(cands):
-            return cands
         drop = set()
-        for group in groups.values():
+        for group in groups.values() if len(groups) < len(cands) else ():
             for c in group if len(group) > 1 else ():
                 g = generality(c.pattern)
                 for w in group:
@@ -315,7 +322,17 @@ class SegmentSolver:
                             and subsumes(w.pattern, c.pattern) and not self.classes_hold(w.pattern, c.pattern):
                         drop.add(c.pattern)
                         break
-        return [c for c in cands if c.pattern not in drop] if drop else cands
+        out: dict[str, Candidate] = {}
+        for c in cands:
+            if c.pattern in drop:
+                continue
+            wide = led_word_widened(c.pattern)
+            if wide is not None and not self.classes_hold(wide, c.pattern) and self.lookup([wide])[0] is None:
+                c = Candidate(wide, c.fpr, c.coverage)
+            held = out.get(c.pattern)
+            if held is None or c.fpr < held.fpr:
+                out[c.pattern] = c
+        return list(out.values())
 
     def classes_hold(self, general: str, specific: str) -> bool:
         """Each class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the

@@ -303,6 +303,18 @@ def narrowed_classes(general: str, specific: str) -> list[tuple[str, str]]:
             if a.cls != b.cls and a.cls is not None and b.cls is not None]
 
 
+def led_word_widened(pattern: str) -> str | None:
+    """A led window's pattern (delimiters and one word narrower than ``<alphanum>``: ``.<lower>+``) with
+    the word's class widened to ``<alphanum>`` (``.<alphanum>+``), else None."""
+    elements = parse(pattern)
+    if len(elements) != 2 or elements[0].cls is not None or elements[0].text[-1:].isalnum():
+        return None
+    word = elements[1]
+    if word.cls not in _INSIDE or "alphanum" not in _INSIDE[word.cls] or word.cls == "alphanum":
+        return None
+    return format_elements((elements[0], word._replace(cls="alphanum")))
+
+
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 
