@@ -57,7 +57,7 @@ from lakeindex.patterns.pattern import (
     escape_literal,
     generality,
     led_word_widened,
-    narrowed_classes,
+    narrowed_letter_classes,
     part_prefixes,
     subsumes,
 )
@@ -335,12 +335,13 @@ class SegmentSolver:
         return list(out.values())
 
     def classes_hold(self, general: str, specific: str) -> bool:
-        """Each class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the
-        lake as the class it replaces, within the FPR band (Eq. 5 applied to the classes themselves)."""
-        pairs = narrowed_classes(general, specific)
+        """Each letter class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the
+        lake as the class it replaces, within the FPR band (Eq. 5 applied to the classes themselves), or
+        one of the two is in no lake column (no evidence against the narrower class)."""
+        pairs = narrowed_letter_classes(general, specific)
         stats = self.lookup([p for pair in pairs for p in pair])
-        fprs = [1.0 if st is None else st.fpr for st in stats]
-        return all(fprs[2 * i] <= fprs[2 * i + 1] + self.fpr_slack for i in range(len(pairs)))
+        return all(narrow is None or wide is None or narrow.fpr <= wide.fpr + self.fpr_slack
+                   for narrow, wide in zip(stats[::2], stats[1::2], strict=True))
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:
