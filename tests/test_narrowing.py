@@ -19,7 +19,7 @@ import pytest
 from lakeindex.fmdv.infer import AutoValidator
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
 from lakeindex.index.local_build import build_from_columns
-from lakeindex.index.store import IndexReader
+from lakeindex.index.store import IndexReader, PatternStats
 from lakeindex.patterns.pattern import matches, subsumes
 
 CLASSES = ["<digit>+", "<digit>{2}", "<upper>+", "<upper>{2}", "<lower>+", "<lower>{1}", "<letter>+",
@@ -156,3 +156,40 @@ def test_a_word_class_the_lake_shows_broken_by_digits_is_not_guessed_from_the_sa
     assert all(matches(rule.pattern, v) for v in train)
     assert matches(rule.pattern, "Page.Home.apps4kids") is last_accepts_digits
     assert not matches(rule.pattern, "Page.Home.apps-kids")
+
+
+class _Lake(SegmentSolver):
+    """A solver over hand-set index statistics (pattern -> FPR, coverage), the FPR band 0.005."""
+
+    def __init__(self, stats: dict[str, tuple[float, int]]) -> None:
+        self.fpr_slack = 0.005
+        self.stats = stats
+
+    def lookup(self, patterns):
+        return [PatternStats(p, *self.stats[p], 0) if p in self.stats else None for p in patterns]
+
+
+LED = [Candidate(".<lower>+", 0.0016, 276), Candidate("/<digit>+", 0.007, 305)]
+
+
+def test_a_led_word_of_a_letter_class_the_lake_shows_less_safe_is_written_alphanumeric():
+    """The build never counts ``.<alphanum>+``: where whole columns give <lower>+ FPR 0.10 against 0.041
+    for <alphanum>+ (over the 0.005 band), ``.<lower>+`` is written ``.<alphanum>+`` at its own FPR;
+    ``/<digit>+`` is no letter class and stays. At 0.044 (within the band) <lower>+ stands, and where the
+    index holds ``.<alphanum>+`` itself, only equal evidence could drop the narrower one."""
+    whole = {"<lower>+": (0.10, 107), "<alphanum>+": (0.041, 836), "<digit>+": (0.017, 382)}
+    assert _Lake(whole)._evidenced(LED) == [Candidate(".<alphanum>+", 0.0016, 276), LED[1]]
+    assert _Lake({**whole, "<lower>+": (0.044, 107)})._evidenced(LED) == LED
+    assert _Lake({**whole, ".<alphanum>+": (0.0, 400)})._evidenced(LED) == LED
+
+
+def test_equal_evidence_drops_a_narrower_letter_class_only_where_the_lake_shows_it_less_safe():
+    """Same columns (coverage 72, equal FPR): <lower>+ and <letter>+ at the end are dropped for
+    <alphanum>+ when whole columns give 0.087 and 0.095 against 0.041; a candidate of other coverage
+    (the index tells it apart) is kept whatever its class."""
+    whole = {"<lower>+": (0.087, 842), "<letter>+": (0.095, 2808), "<alphanum>+": (0.041, 6216)}
+    tied = [Candidate(f"<letter>+.<alphanum>{{4}}.{c}", 0.0061, 72) for c in ("<alphanum>+", "<letter>+", "<lower>+")]
+    other = Candidate("<letter>+.<letter>+.<lower>+", 0.0355, 274)
+    assert _Lake(whole)._evidenced([*tied, other]) == [tied[0], other]
+    pure = {"<lower>+": (0.03, 842), "<letter>+": (0.03, 2808), "<alphanum>+": (0.041, 6216)}
+    assert _Lake(pure)._evidenced([*tied, other]) == [*tied, other]
