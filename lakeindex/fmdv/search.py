@@ -13,7 +13,11 @@ Two choices go beyond the paper, both in the open space its formulation leaves:
   columns are noise, so candidates within ``fpr_slack`` (0.005) of the minimum count as equally
   safe, and the most specific one (lowest coverage, then lowest in the hierarchy) wins. For example,
   ``<digit>+.<digit>+.<digit>+.<digit>+`` (FPR 0.0019) beats ``<alphanum>+.<digit>+.<num>`` (0.0017)
-  for IPv4. This raises recall for an expected FPR cost of at most the slack.
+  for IPv4. This raises recall for an expected FPR cost of at most the slack. Within the band, a
+  candidate inside another's language is the more specific whatever their coverage (``innermost``).
+* *Letter classes the index cannot tell apart* (``SegmentSolver._evidenced``): where a wider candidate
+  has the same columns, or is never indexed (a led window's one word), a narrower letter class stays
+  only if the lake's whole columns show it as safe as the wider one, within the band.
 * *Narrowing band.* Once a segmentation is chosen, each segment's pattern gives way to one whose
   language lies inside its own (``subsumes``: ``<upper>+`` inside ``<alphanum>+``) and whose FPR is
   at most ``narrow_slack`` (0.05) higher, the most specific such, as long as the rule's FPR stays
