@@ -164,6 +164,7 @@ class _Lake(SegmentSolver):
     def __init__(self, stats: dict[str, tuple[float, int]]) -> None:
         self.fpr_slack = 0.005
         self.stats = stats
+        self._safe_classes = {}
 
     def lookup(self, patterns):
         return [PatternStats(p, *self.stats[p], 0) if p in self.stats else None for p in patterns]

@@ -196,6 +196,7 @@ class SegmentSolver:
         self._feasible_bytes = 0
         self._complete = False  # the lookup cache holds the whole index (``preload``)
         self._viable: set[str] | None = None  # with it, the keys and their part prefixes (``preload``)
+        self._safe_classes: dict[tuple[str, str], bool] = {}  # ``classes_hold`` per pair of letter classes
         self._lock = Lock()
         if preload:
             self.preload()
@@ -342,10 +343,14 @@ class SegmentSolver:
         """Each letter class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the
         lake as the class it replaces, within the FPR band (Eq. 5 applied to the classes themselves), or
         one of the two is in no lake column (no evidence against the narrower class)."""
-        pairs = narrowed_letter_classes(general, specific)
-        stats = self.lookup([p for pair in pairs for p in pair])
-        return all(narrow is None or wide is None or narrow.fpr <= wide.fpr + self.fpr_slack
-                   for narrow, wide in zip(stats[::2], stats[1::2], strict=True))
+        for narrow, wide in narrowed_letter_classes(general, specific):
+            safe = self._safe_classes.get((narrow, wide))
+            if safe is None:  # a handful of class pairs per index: kept for the solver's life
+                a, b = self.lookup([narrow, wide])
+                safe = self._safe_classes[(narrow, wide)] = a is None or b is None or a.fpr <= b.fpr + self.fpr_slack
+            if not safe:
+                return False
+        return True
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:

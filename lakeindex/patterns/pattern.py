@@ -309,13 +309,14 @@ def led_word_widened(pattern: str) -> str | None:
     return format_elements((elements[0], word._replace(cls="alphanum")))
 
 
-def narrowed_letter_classes(general: str, specific: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=8192)
+def narrowed_letter_classes(general: str, specific: str) -> tuple[tuple[str, str], ...]:
     """Where ``specific`` (inside ``general``, see :func:`subsumes`) has a narrower letter class than
     ``general`` (not only a fixed length): pairs of the two classes there as patterns of their own, of
     any length (``("<lower>+", "<alphanum>+")``)."""
-    return [(format_elements((a._replace(k=None),)), format_elements((b._replace(k=None),)))
-            for a, b in zip(parse(specific), parse(general), strict=True)
-            if a.cls in LETTER_CLASSES and b.cls is not None and a.cls != b.cls]
+    return tuple((format_elements((a._replace(k=None),)), format_elements((b._replace(k=None),)))
+                 for a, b in zip(parse(specific), parse(general), strict=True)
+                 if a.cls in LETTER_CLASSES and b.cls is not None and a.cls != b.cls)
 
 
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
