@@ -42,6 +42,7 @@ segment's hypotheses are built only as far as some key starts alike (``hypothese
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from operator import attrgetter
 from threading import Lock
@@ -100,6 +101,7 @@ class Candidate:
 
 
 _RANK = attrgetter("rank")
+_LETTER_CLASS = re.compile(r"<(?:lower|upper|letter)>")
 
 
 def lowest_fpr(cands: list[Candidate]) -> float:
@@ -315,12 +317,17 @@ class SegmentSolver:
         specific class is a guess from the training sample: ``<lower>+`` for the last word of
         ``Page.Home.sports``, which the lake's word columns show broken by digits (FPR 0.09-0.10 against
         0.04 for ``<alphanum>+``)."""
+        lettered = [c for c in cands if _LETTER_CLASS.search(c.pattern)]  # only these can change
+        if not lettered:
+            return cands
+        letter_patterns = {c.pattern for c in lettered}
         groups: dict[int, list[Candidate]] = {}
         for c in cands:
             groups.setdefault(c.coverage, []).append(c)
         drop = set()
-        for group in groups.values() if len(groups) < len(cands) else ():
-            for c in group if len(group) > 1 else ():
+        for c in lettered:
+            group = groups[c.coverage]
+            if len(group) > 1:
                 g = generality(c.pattern)
                 for w in group:
                     if generality(w.pattern) > g and abs(w.fpr - c.fpr) <= self.fpr_slack \
@@ -331,7 +338,7 @@ class SegmentSolver:
         for c in cands:
             if c.pattern in drop:
                 continue
-            wide = led_word_widened(c.pattern)
+            wide = led_word_widened(c.pattern) if c.pattern in letter_patterns else None
             if wide is not None and not self.classes_hold(wide, c.pattern) and self.lookup([wide])[0] is None:
                 c = Candidate(wide, c.fpr, c.coverage)
             held = out.get(c.pattern)
