@@ -178,6 +178,18 @@ def test_pairs_are_not_lists():
     assert repetition_rule(["1,2", "3,4", "5,6,7"], stub_solve) is None
 
 
+def test_a_list_of_varying_length_may_start_at_two_items():
+    """Host names of 2 to 4 labels (the median value has two cuts, so "." is a list separator): with a
+    two-item value among longer ones the pair is the shortest list, not a record, so the items' form
+    alone fits and the list costs the label domain once (0.01), not a head plus items (0.02)."""
+    values = ["shop.example.net", "example.com", "mail.acme.co.uk"]
+    assert list_separators(values) == ["."]
+    cand = repetition_rule(values, stub_solve)
+    assert cand == Candidate("<lower>+<rep>.<lower>+</rep>{1,}", 0.01, 40)
+    assert_accepts(cand.pattern, ["a.b", "a.b.c.d.e"], ["a", "a..b", ".a.b", "a.b.", "a.B", "a.b1"])
+    assert repetition_rule(["ab.cd", "ef.gh", "ij.kl"], stub_solve) is None  # only pairs: a record
+
+
 RECORDS = ["2024-01-02|ABC-12|ok", "2023-11-30|XY-7|fail", "2022-05-06|QRS-100|ok"]
 
 

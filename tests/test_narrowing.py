@@ -11,10 +11,15 @@ lakeindex.patterns.hierarchy. The band's choices are worked out by hand from the
 from __future__ import annotations
 
 import itertools
+import random
+from pathlib import Path
 
 import pytest
 
-from lakeindex.fmdv.search import Candidate, choose
+from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.search import Candidate, SegmentSolver, choose
+from lakeindex.index.local_build import build_from_columns
+from lakeindex.index.store import IndexReader, PatternStats
 from lakeindex.patterns.pattern import matches, subsumes
 
 CLASSES = ["<digit>+", "<digit>{2}", "<upper>+", "<upper>{2}", "<lower>+", "<lower>{1}", "<letter>+",
@@ -100,3 +105,92 @@ def test_a_segmentation_narrows_left_to_right_within_what_r_leaves():
     assert sum(c.fpr for _, _, c, _ in out) <= 0.1
     solver.narrow_slack = 0.0
     assert [c for _, _, c, _ in _narrow(segs, None, solver, 0.1, 1)] == [ALNUM, dash, ALNUM]
+
+
+def test_within_the_band_a_pattern_inside_another_wins_whatever_the_coverage():
+    """Eq. 5's tie-break: <digit>+/<num>/<digit>{4} has the lowest FPR (0.0017) and the smaller coverage,
+    but <digit>+/<digit>+/<digit>{4} (0.0062, within the 0.005 band) lies inside it, so it is the more
+    specific rule; outside the band (0.0070) the lowest FPR stands."""
+    loose = Candidate("<digit>+/<num>/<digit>{4}", 0.0017, 194)
+    tight = Candidate("<digit>+/<digit>+/<digit>{4}", 0.0062, 780)
+    assert choose([loose, tight], 0.005, narrow=0.0) == tight
+    assert choose([tight, loose], 0.005, narrow=0.0) == tight
+    far = Candidate("<digit>+/<digit>+/<digit>{4}", 0.0070, 780)
+    assert choose([loose, far], 0.005, narrow=0.0) == loose
+
+
+def _dotted(rng: random.Random) -> str:
+    return f"{rng.choice(['Page', 'View'])}.{rng.choice(['Home', 'Shop', 'Account'])}.{rng.choice(WORDS)}"
+
+
+WORDS = ["sports", "news", "weather", "games", "music", "video", "about", "help"]
+
+
+def _lake(tmp_path, digit_share: float) -> Path:
+    """Ten word columns, ``digit_share`` of whose values end in digits (``news12``), and four columns of
+    dotted names whose last words are letters only: the dotted columns cannot tell <lower>+ from
+    <alphanum>+ there, the word columns can."""
+    rng = random.Random(3)
+    cols = []
+    for _ in range(10):
+        cols.append([rng.choice(WORDS) + (str(rng.randint(1, 99)) if i < 60 * digit_share else "") for i in range(60)])
+    cols += [[_dotted(rng) for _ in range(60)] for _ in range(4)]
+    path = tmp_path / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    return path
+
+
+@pytest.mark.parametrize("digit_share,last_accepts_digits", [(0.25, True), (0.0, False)])
+def test_a_word_class_the_lake_shows_broken_by_digits_is_not_guessed_from_the_sample(
+        tmp_path, digit_share, last_accepts_digits):
+    """In the lake's word columns a quarter of the values carry digits: by hand, FPR_T(<lower>+) = 0.25
+    and FPR_T(<alphanum>+) = 0, so a dotted name's last word, which the dotted columns show only as letters,
+    gets <alphanum>+ and a clean ``Page.Home.apps4kids`` passes. With pure word columns both FPRs are 0
+    and the most specific class stands."""
+    with IndexReader(_lake(tmp_path, digit_share)) as ix:
+        solver = SegmentSolver(ix)
+        assert solver.classes_hold("<alphanum>+", "<lower>+") is not last_accepts_digits
+        train = [_dotted(random.Random(i)) for i in range(40)]
+        rule = AutoValidator(solver, "fmdv-vh").fit(train).rule_
+    assert rule.feasible, rule.reason
+    assert all(matches(rule.pattern, v) for v in train)
+    assert matches(rule.pattern, "Page.Home.apps4kids") is last_accepts_digits
+    assert not matches(rule.pattern, "Page.Home.apps-kids")
+
+
+class _Lake(SegmentSolver):
+    """A solver over hand-set index statistics (pattern -> FPR, coverage), the FPR band 0.005."""
+
+    def __init__(self, stats: dict[str, tuple[float, int]]) -> None:
+        self.fpr_slack = 0.005
+        self.stats = stats
+        self._safe_classes = {}
+
+    def lookup(self, patterns):
+        return [PatternStats(p, *self.stats[p], 0) if p in self.stats else None for p in patterns]
+
+
+LED = [Candidate(".<lower>+", 0.0016, 276), Candidate("/<digit>+", 0.007, 305)]
+
+
+def test_a_led_word_of_a_letter_class_the_lake_shows_less_safe_is_written_alphanumeric():
+    """The build never counts ``.<alphanum>+``: where whole columns give <lower>+ FPR 0.10 against 0.041
+    for <alphanum>+ (over the 0.005 band), ``.<lower>+`` is written ``.<alphanum>+`` at its own FPR;
+    ``/<digit>+`` is no letter class and stays. At 0.044 (within the band) <lower>+ stands, and where the
+    index holds ``.<alphanum>+`` itself, only equal evidence could drop the narrower one."""
+    whole = {"<lower>+": (0.10, 107), "<alphanum>+": (0.041, 836), "<digit>+": (0.017, 382)}
+    assert _Lake(whole)._evidenced(LED) == [Candidate(".<alphanum>+", 0.0016, 276), LED[1]]
+    assert _Lake({**whole, "<lower>+": (0.044, 107)})._evidenced(LED) == LED
+    assert _Lake({**whole, ".<alphanum>+": (0.0, 400)})._evidenced(LED) == LED
+
+
+def test_equal_evidence_drops_a_narrower_letter_class_only_where_the_lake_shows_it_less_safe():
+    """Same columns (coverage 72, equal FPR): <lower>+ and <letter>+ at the end are dropped for
+    <alphanum>+ when whole columns give 0.087 and 0.095 against 0.041; a candidate of other coverage
+    (the index tells it apart) is kept whatever its class."""
+    whole = {"<lower>+": (0.087, 842), "<letter>+": (0.095, 2808), "<alphanum>+": (0.041, 6216)}
+    tied = [Candidate(f"<letter>+.<alphanum>{{4}}.{c}", 0.0061, 72) for c in ("<alphanum>+", "<letter>+", "<lower>+")]
+    other = Candidate("<letter>+.<letter>+.<lower>+", 0.0355, 274)
+    assert _Lake(whole)._evidenced([*tied, other]) == [tied[0], other]
+    pure = {"<lower>+": (0.03, 842), "<letter>+": (0.03, 2808), "<alphanum>+": (0.041, 6216)}
+    assert _Lake(pure)._evidenced([*tied, other]) == [*tied, other]

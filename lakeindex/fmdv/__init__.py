@@ -31,7 +31,9 @@ Where the paper is computed:
 * H(C) = the intersection of P(v) over C (§2.3): ``hypotheses.py``, per aligned part.
 * FMDV, Eq. 5-7: ``search.py``. ``SegmentSolver.feasible`` keeps FPR <= r (Eq. 6) and coverage >= m
   (Eq. 7); ``choose`` takes the minimum FPR (Eq. 5), ties within ``fpr_slack`` going to the most
-  specific pattern (``Candidate.rank``), then narrows within ``narrow_slack``.
+  specific pattern (one holding no other in its language, then ``Candidate.rank``), then narrows
+  within ``narrow_slack``; letter classes the index cannot tell from wider ones follow the lake's
+  whole columns (``SegmentSolver._evidenced``).
 * FMDV-V, Definition 2 and Eq. 8-11 (§3): ``alignment.py`` aligns the values' tokens;
   ``vertical.segmentations`` is the DP that minimises the sum of segment FPRs (Eq. 8) within r (Eq. 9),
   each segment's coverage >= m (Eq. 10), reaching Eq. 11's optimum; ``SegmentSolver.solve_columns``

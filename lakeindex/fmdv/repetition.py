@@ -17,7 +17,9 @@ names), each within what the others left, as in :mod:`lakeindex.fmdv.records`, s
 fit ends on its cheapest part. A common symbol wrapper (``[`` … ``]``) is kept literally, and a
 separator that every value starts or ends with (``/data/raw``) too. So is a doubled separator every
 value starts with: in ``\\\\srv01\\data\\x.csv`` the server is the first item, of the folders' domain,
-rather than a head that would add its own FPR.
+rather than a head that would add its own FPR. Likewise a list of varying length may start at two
+items (``shop.example.co.uk`` among ``mail.example.net`` and ``example.com``): a pair is a record only
+where every value is one, and a first item solved as a head of its own would add its FPR.
 
 *Joined words* (:func:`joined_rule`) are the shortest lists: one or more words joined by a symbol that
 only some values hold, such as the folders ``finance-reports`` among ``config`` and ``raw``, or the
@@ -155,7 +157,10 @@ def _form(split: list[tuple[Sequence[str], int]], sep: str, heads: int, tails: i
     mids = [(s[heads:len(s) - tails], n) for s, n in split]
     counts = [len(m) for m, _ in mids]
     lo = min(counts)
-    if lo < (1 if heads else MIN_ITEMS - tails):
+    least = 1 if heads else MIN_ITEMS - tails
+    if not heads and not tails and len(set(counts)) > 1:
+        least = 2  # a pair is a record only where every value is one: else it is the shortest of the lists
+    if lo < least:
         return None
     columns: dict[str, Counter[str]] = {}  # head and tail before the items on ties (few distinct values)
     if heads:

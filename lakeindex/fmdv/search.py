@@ -13,7 +13,11 @@ Two choices go beyond the paper, both in the open space its formulation leaves:
   columns are noise, so candidates within ``fpr_slack`` (0.005) of the minimum count as equally
   safe, and the most specific one (lowest coverage, then lowest in the hierarchy) wins. For example,
   ``<digit>+.<digit>+.<digit>+.<digit>+`` (FPR 0.0019) beats ``<alphanum>+.<digit>+.<num>`` (0.0017)
-  for IPv4. This raises recall for an expected FPR cost of at most the slack.
+  for IPv4. This raises recall for an expected FPR cost of at most the slack. Within the band, a
+  candidate inside another's language is the more specific whatever their coverage (``innermost``).
+* *Letter classes the index cannot tell apart* (``SegmentSolver._evidenced``): where a wider candidate
+  has the same columns, or is never indexed (a led window's one word), a narrower letter class stays
+  only if the lake's whole columns show it as safe as the wider one, within the band.
 * *Narrowing band.* Once a segmentation is chosen, each segment's pattern gives way to one whose
   language lies inside its own (``subsumes``: ``<upper>+`` inside ``<alphanum>+``) and whose FPR is
   at most ``narrow_slack`` (0.05) higher, the most specific such, as long as the rule's FPR stays
@@ -38,6 +42,7 @@ segment's hypotheses are built only as far as some key starts alike (``hypothese
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from operator import attrgetter
 from threading import Lock
@@ -53,7 +58,14 @@ from lakeindex.fmdv.hypotheses import (
 )
 from lakeindex.index.store import IndexReader, IndexUnusable, PatternStats, decode_stats
 from lakeindex.patterns.enumerate import EnumerationLimits
-from lakeindex.patterns.pattern import escape_literal, generality, part_prefixes, subsumes
+from lakeindex.patterns.pattern import (
+    escape_literal,
+    generality,
+    led_word_widened,
+    narrowed_letter_classes,
+    part_prefixes,
+    subsumes,
+)
 
 if TYPE_CHECKING:
     from lakeindex.fmdv.alignment import Alignment
@@ -89,6 +101,7 @@ class Candidate:
 
 
 _RANK = attrgetter("rank")
+_LETTER_CLASS = re.compile(r"<(?:lower|upper|letter)>")
 
 
 def lowest_fpr(cands: list[Candidate]) -> float:
@@ -106,18 +119,38 @@ def choose(cands: list[Candidate], slack: float, narrow: float = NARROW_SLACK) -
     if not cands:
         return None
     # loops rather than min() over generators (compiled, a generator is an object per call): the
-    # lowest FPR, then the first lowest-ranked candidate within the slack of it, as min() would pick
+    # lowest FPR, then the first lowest-ranked candidate within the slack of it that holds no other
+    # candidate of the band inside its language, as min() would pick
     limit = lowest_fpr(cands) + slack
-    best = cands[0]
+    band = [c for c in cands if c.fpr <= limit]
+    best = band[0]
     best_rank: tuple | None = None
-    for c in cands:
-        if c.fpr <= limit:
-            rank = c.rank
-            if best_rank is None or rank < best_rank:
-                best, best_rank = c, rank
+    for c in innermost(band):
+        rank = c.rank
+        if best_rank is None or rank < best_rank:
+            best, best_rank = c, rank
     # without a band nothing narrower qualifies: one inside best's language of FPR <= best's was in
     # the slack band already, and best ranks first there
     return narrowed(best, cands, best.fpr + narrow) if narrow > 0 else best
+
+
+def innermost(band: list[Candidate]) -> list[Candidate]:
+    """The candidates of an FPR band whose language holds no other one's: equally safe, a pattern inside
+    another is the more specific whatever the columns' count (``<digit>+/<digit>+/<digit>{4}`` over
+    ``<digit>+/<num>/<digit>{4}``, which fewer lake columns happen to carry)."""
+    if len(band) < 2:
+        return band
+    out = []
+    for c in band:
+        g = generality(c.pattern)
+        inside = False
+        for o in band:  # a pattern strictly inside another sits lower in the hierarchy: a cheap test first
+            if generality(o.pattern) < g and not o.literal and subsumes(c.pattern, o.pattern):
+                inside = True
+                break
+        if not inside:
+            out.append(c)
+    return out
 
 
 def narrowed(best: Candidate, cands: list[Candidate], max_fpr: float) -> Candidate:
@@ -165,6 +198,7 @@ class SegmentSolver:
         self._feasible_bytes = 0
         self._complete = False  # the lookup cache holds the whole index (``preload``)
         self._viable: set[str] | None = None  # with it, the keys and their part prefixes (``preload``)
+        self._safe_classes: dict[tuple[str, str], bool] = {}  # ``classes_hold`` per pair of letter classes
         self._lock = Lock()
         if preload:
             self.preload()
@@ -272,7 +306,58 @@ class SegmentSolver:
             stats = decode_stats(p, v)
             if stats is not None and stats.fpr <= r and stats.coverage >= m:
                 out.append(Candidate(p, stats.fpr, stats.coverage))
-        return out
+        return self._evidenced(out)
+
+    def _evidenced(self, cands: list[Candidate]) -> list[Candidate]:
+        """``cands`` with each class the index cannot tell from a wider one kept only where the lake's whole
+        columns show it as safe (``classes_hold``). The index cannot tell them apart where both patterns
+        have the same columns (equal coverage, FPR within the band): the narrower one is dropped. Nor for
+        a led window's one word (``.<lower>+``), whose ``<alphanum>+`` the build never counts: it is
+        written with the wider class, at its own FPR (the wider one's could only be lower). Otherwise the
+        specific class is a guess from the training sample: ``<lower>+`` for the last word of
+        ``Page.Home.sports``, which the lake's word columns show broken by digits (FPR 0.09-0.10 against
+        0.04 for ``<alphanum>+``)."""
+        lettered = [c for c in cands if _LETTER_CLASS.search(c.pattern)]  # only these can change
+        if not lettered:
+            return cands
+        letter_patterns = {c.pattern for c in lettered}
+        groups: dict[int, list[Candidate]] = {}
+        for c in cands:
+            groups.setdefault(c.coverage, []).append(c)
+        drop = set()
+        for c in lettered:
+            group = groups[c.coverage]
+            if len(group) > 1:
+                g = generality(c.pattern)
+                for w in group:
+                    if generality(w.pattern) > g and abs(w.fpr - c.fpr) <= self.fpr_slack \
+                            and subsumes(w.pattern, c.pattern) and not self.classes_hold(w.pattern, c.pattern):
+                        drop.add(c.pattern)
+                        break
+        out: dict[str, Candidate] = {}
+        for c in cands:
+            if c.pattern in drop:
+                continue
+            wide = led_word_widened(c.pattern) if c.pattern in letter_patterns else None
+            if wide is not None and not self.classes_hold(wide, c.pattern) and self.lookup([wide])[0] is None:
+                c = Candidate(wide, c.fpr, c.coverage)
+            held = out.get(c.pattern)
+            if held is None or c.fpr < held.fpr:
+                out[c.pattern] = c
+        return list(out.values())
+
+    def classes_hold(self, general: str, specific: str) -> bool:
+        """Each letter class ``specific`` narrows ``general``'s to is, as a pattern of whole columns, as safe in the
+        lake as the class it replaces, within the FPR band (Eq. 5 applied to the classes themselves), or
+        one of the two is in no lake column (no evidence against the narrower class)."""
+        for narrow, wide in narrowed_letter_classes(general, specific):
+            safe = self._safe_classes.get((narrow, wide))
+            if safe is None:  # a handful of class pairs per index: kept for the solver's life
+                a, b = self.lookup([narrow, wide])
+                safe = self._safe_classes[(narrow, wide)] = a is None or b is None or a.fpr <= b.fpr + self.fpr_slack
+            if not safe:
+                return False
+        return True
 
     def solve_columns(self, al: Alignment, s: int, e: int, r: float, m: int,
                       cap: float | None = None) -> tuple[Candidate | None, frozenset | None]:

@@ -294,6 +294,31 @@ def subsumes(general: str, specific: str) -> bool:
     return len(a) == len(b) and all(_element_inside(x, y) for x, y in zip(a, b, strict=True))
 
 
+LETTER_CLASSES = frozenset(("upper", "lower", "letter"))
+
+
+def led_word_widened(pattern: str) -> str | None:
+    """A led window's pattern (delimiters and one word of a letter class: ``.<lower>+``) with the word's
+    class widened to ``<alphanum>`` (``.<alphanum>+``), else None."""
+    elements = parse(pattern)
+    if len(elements) != 2 or elements[0].cls is not None or elements[0].text[-1:].isalnum():
+        return None
+    word = elements[1]
+    if word.cls not in LETTER_CLASSES:
+        return None
+    return format_elements((elements[0], word._replace(cls="alphanum")))
+
+
+@lru_cache(maxsize=8192)
+def narrowed_letter_classes(general: str, specific: str) -> tuple[tuple[str, str], ...]:
+    """Where ``specific`` (inside ``general``, see :func:`subsumes`) has a narrower letter class than
+    ``general`` (not only a fixed length): pairs of the two classes there as patterns of their own, of
+    any length (``("<lower>+", "<alphanum>+")``)."""
+    return tuple((format_elements((a._replace(k=None),)), format_elements((b._replace(k=None),)))
+                 for a, b in zip(parse(specific), parse(general), strict=True)
+                 if a.cls in LETTER_CLASSES and b.cls is not None and a.cls != b.cls)
+
+
 _EXAMPLE_CHAR = {"digit": "0", "upper": "A", "lower": "a", "letter": "a", "hex": "a", "alphanum": "a"}
 
 
