@@ -196,6 +196,28 @@ def test_a_window_pattern_needs_the_window_share_of_the_column():
     assert loose.counts["<lower>{2}-<digit>{4}"] == _window_oracle(values, "<lower>{2}-<digit>{4}", 8) == 9
 
 
+@pytest.mark.parametrize("seed", range(6))
+def test_window_patterns_of_several_sub_shapes_count_as_brute_force_says(seed):
+    """Windows whose values differ in word lengths and kinds (digits of 2-4, letters of 3): a pattern is
+    window evidence exactly when brute force finds it in half of the values at one window, with that count."""
+    rng = random.Random(seed)
+
+    def word() -> str:
+        return rng.choice([str(rng.randint(10, 99)), str(rng.randint(100, 999)), str(rng.randint(1000, 9999)),
+                           "".join(rng.choice("klmn") for _ in range(3))])
+
+    values = [f"ab-{word()}-{word()}-x-y-z-w" for _ in range(20)]
+    assert len(values) == 20 and all(analyze(v).ntokens > 8 for v in values)
+    counts = column_patterns(values).counts
+    classes = ["<digit>{2}", "<digit>{3}", "<digit>{4}", "<digit>+", "<lower>{3}", "<lower>+", "<letter>+",
+               "<alphanum>{3}", "<alphanum>+"]
+    for a in classes:
+        for b in classes:
+            for pattern in (f"{a}-{b}", f"<lower>{{2}}-{a}-{b}"):
+                n = _window_oracle(values, pattern, 8)
+                assert counts.get(pattern, 0) == (n if n >= 10 else 0), pattern
+
+
 def test_paths_give_evidence_for_a_word_after_its_delimiter():
     """Led windows of a column of wide paths: ``/<lower>+`` counts the values whose word after a slash
     is lower case at one position (here every value, at word 0); without ``window_lead`` no such key."""

@@ -40,6 +40,10 @@ class OptionSource(Protocol):
         """The alternatives of a part with this key."""
 
 
+# a text's carried weight is inflated by this much before it is called rare: the walk's sums of float
+# (sampled) weights may differ from it in their last bits
+_CARRIED_MARGIN = 1 + 1e-9
+
 # thread: (shape index, next part, members, weight, constants fixed so far, constant slots used)
 Thread = tuple[int, int, Members, int, tuple, int]
 
@@ -65,6 +69,9 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
             w = sum(m[1] for m in members)
             root.groups.setdefault(keys[0], []).append(([(si, 0, members, w, (), 0)], w))
     const_floor = max(floor, const_floor)
+    # texts too light to be the constant of a kept pattern (with a margin: the walk sums the same float
+    # weights in another order); a prefix holding one is never built
+    rare = {t for t, w in _carried(groups).items() if w * _CARRIED_MARGIN < const_floor}
     counts: dict[str, int] = {}
     frontier: dict[str, _State] = {"": root}
     option_cache: dict[Hashable, list[Prepared]] = {}
@@ -126,28 +133,33 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
                     if adv[1]:
                         new.done.extend(adv[1])
             if const_opts:
-                _extend_constants(text, const_opts, infos, splits, const_floor, nxt)
+                _extend_constants(text, const_opts, infos, splits, const_floor, nxt, rare)
         frontier = nxt
     return counts
 
 
 def _extend_constants(text: str, const_opts: list, infos: list, splits: dict, const_floor: float,
-                      nxt: dict[str, _State]) -> None:
+                      nxt: dict[str, _State], rare: set[str]) -> None:
     """Extend a state by its constant options: one new state per constant text whose weight, summed over
-    every thread of the state that writes it, reaches the constant floor (lighter ones are never built)."""
+    every thread of the state that writes it, reaches the constant floor (lighter ones, and those holding
+    a ``rare`` text, are never built)."""
     found: list[tuple[str, Thread, tuple[int, ...], tuple[str, ...], Members, int, int]] = []
     weight: dict[str, int] = {}
     for fmt, rel, step, threads in const_opts:
+        shifted: dict[int, tuple[int, ...]] = {0: rel}  # the option's slots from each first slot
         for thread in threads:
             si, pos, members, _, _, used = thread
             _, starts, nconst, nparts = infos[si]
             if used + len(rel) > nconst or pos + step > nparts:
                 continue
-            slots = tuple(starts[pos] + j for j in rel)
+            start = starts[pos]
+            slots = shifted.get(start)
+            if slots is None:
+                slots = shifted[start] = tuple(start + j for j in rel)
             skey = (id(members), slots)
             parts = splits.get(skey)
             if parts is None:
-                parts = splits[skey] = _split(members, slots)
+                parts = splits[skey] = _split(members, slots, rare)
             for consts, sub, sw in parts:
                 key = text + fmt % consts
                 weight[key] = weight.get(key, 0) + sw
@@ -210,13 +222,16 @@ def _done_weight(done: list[tuple[int, tuple, int, Members]]) -> int:
     return total
 
 
-def _split(members: Members, slots: tuple[int, ...]) -> list[tuple[tuple[str, ...], Members, int]]:
-    """Members grouped by their texts at ``slots`` (the floor applies to the merged state, not here:
-    one constant may be common only across shapes, as ``ID`` over ``ID-7`` and ``ID-12``)."""
+def _split(members: Members, slots: tuple[int, ...], rare: set[str]) -> list[tuple[tuple[str, ...], Members, int]]:
+    """Members grouped by their texts at ``slots``, those holding a ``rare`` text left out (the floor
+    applies to the merged state, not here: one constant may be common only across shapes, as ``ID`` over
+    ``ID-7`` and ``ID-12``)."""
     by: dict[tuple[str, ...], Members] = {}
     weight: dict[tuple[str, ...], int] = {}
     for m in members:
         consts = tuple(m[0][j] for j in slots)
+        if not rare.isdisjoint(consts):
+            continue
         lst = by.get(consts)
         if lst is None:
             by[consts] = [m]
@@ -225,6 +240,17 @@ def _split(members: Members, slots: tuple[int, ...]) -> list[tuple[tuple[str, ..
             lst.append(m)
             weight[consts] += m[1]
     return [(c, by[c], w) for c, w in weight.items()]
+
+
+def _carried(groups: dict[tuple, Members]) -> dict[str, int]:
+    """Weight of the values carrying each slot text (anywhere): a pattern holding a text as a constant
+    matches only such values, so its count is at most the text's."""
+    carried: dict[str, int] = {}
+    for members in groups.values():
+        for slots, w in members:
+            for t in set(slots):
+                carried[t] = carried.get(t, 0) + w
+    return carried
 
 
 def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[tuple[str, ...], dict]],
@@ -237,11 +263,7 @@ def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[
     the constant floor; other texts (the digits of a million IDs) are never instantiated.
     """
     const_floor = max(floor, const_floor)
-    carried: dict[str, int] = {}
-    for members in groups.values():
-        for slots, w in members:
-            for t in set(slots):
-                carried[t] = carried.get(t, 0) + w
+    carried = _carried(groups)
     counts: dict[str, int] = {}
     consts: dict[str, int] = {}
     get, cget = counts.get, consts.get

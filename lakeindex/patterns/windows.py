@@ -53,6 +53,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
+from functools import cache, partial
 from itertools import product
 
 from lakeindex.caches import WeightedLRU
@@ -68,6 +70,9 @@ WINDOW_WORDS = 3
 _WORD_RE = re.compile(r"([A-Za-z0-9]+)|[^A-Za-z0-9]+")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ANY_WORD = plus("alphanum")
+# bounds of window counts are inflated by this much before pruning: sums of float weights taken in
+# another order may differ in their last bits
+_BOUND_MARGIN = 1 + 1e-9
 _OPTIONS = WeightedLRU(200_000, "patterns.windows.options")
 _PATTERNS = WeightedLRU(1_000_000, "patterns.windows.patterns")
 
@@ -186,23 +191,29 @@ def _word_ladder(key: tuple) -> list[str]:
     return hit
 
 
+def _sub_ladders(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[list[str], ...]:
+    """Per part of a window sub-shape, its alternatives: a symbol run's escaped text, a word's ladder. A
+    delimiter and one word never get ``<alphanum>+`` (every word is one: it would be pure by construction)."""
+    ladders = []
+    w = 0
+    for part in sub:
+        if isinstance(part, str):
+            ladders.append([escape_literal(part)])
+        else:
+            ladders.append(_word_ladder((*part, hex_context[w])))
+            w += 1
+    if len(sub) == 2 and isinstance(sub[0], str):
+        ladders[1] = [o for o in ladders[1] if o != _ANY_WORD]
+    return tuple(ladders)
+
+
 def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
     """Every pattern of a window sub-shape (the product of its parts' ladders), cached. At most
     ``5 ** max_words`` per sub-shape (125 for 3 words), so windows are summed, not walked."""
     key = (sub, hex_context)
     hit = _PATTERNS.get(key)
     if hit is None:
-        ladders = []
-        w = 0
-        for part in sub:
-            if isinstance(part, str):
-                ladders.append([escape_literal(part)])
-            else:
-                ladders.append(_word_ladder((*part, hex_context[w])))
-                w += 1
-        hit = tuple("".join(combo) for combo in product(*ladders))
-        if len(sub) == 2 and isinstance(sub[0], str):  # a delimiter and one word: any word is <alphanum>+
-            hit = tuple(p for p in hit if not p.endswith(_ANY_WORD))
+        hit = tuple("".join(combo) for combo in product(*_sub_ladders(sub, hex_context)))
         _PATTERNS.put(key, hit, len(hit))
     return hit
 
@@ -257,26 +268,59 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
             continue
         seen.add(sig)
         get = out.get
-        for p, n in _pattern_counts(shapes).items():
-            if led:  # a pseudo-column of the values holding the delimiter there: counts relative to them
-                n = min(total, round(total * n / held))
-            elif n >= sample_floor:
-                n = min(total, round(n * scale))
-            else:
-                continue
-            if n >= floor and n > get(p, 0):
-                out[p] = n
+        if len(shapes) == 1:  # one sub-shape: each of its patterns (all distinct) has the window's weight
+            (sub, n), = shapes.items()
+            m = _window_evidence(n, led, held, total, scale, sample_floor, floor)
+            if m is not None:
+                for p in _sub_patterns(sub, _hex_context(shapes)):
+                    if m > get(p, 0):
+                        out[p] = m
+            continue
+        # a count becomes the column's evidence the same way for every pattern holding it: convert each
+        # distinct count once
+        evidence = cache(partial(_window_evidence, led=led, held=held, total=total, scale=scale,
+                                 sample_floor=sample_floor, floor=floor))
+        for p, n in _pattern_counts(shapes, evidence).items():
+            m = evidence(n)
+            if m is not None and m > get(p, 0):
+                out[p] = m
     return out
 
 
-def _pattern_counts(shapes: dict[tuple, int]) -> dict[str, int]:
-    """Weight of the window's values matching each pattern of its sub-shapes."""
+def _window_evidence(n: float, led: bool, held: float, total: int, scale: float, sample_floor: float,
+                     floor: float) -> int | None:
+    """A window count as the column's count of the pattern (scaled to |D|), or None under ``floor``."""
+    if led:  # a pseudo-column of the values holding the delimiter there: counts relative to them
+        m = min(total, round(total * n / held))
+    elif n >= sample_floor:
+        m = min(total, round(n * scale))
+    else:
+        return None
+    return m if m >= floor else None
+
+
+def _pattern_counts(shapes: dict[tuple, int], evidence: Callable[[float], int | None]) -> dict[str, int]:
+    """Weight of the window's values matching each pattern of its sub-shapes that may reach the floor.
+
+    A pattern's count is at most, at each part, the weight of the sub-shapes offering its alternative
+    there; ``evidence`` (None under the floor) grows with the count, so an alternative whose bound (with a
+    margin for float sums taken in another order) gives None is in no pattern kept and is not expanded."""
     ctx = _hex_context(shapes)
+    ladders = {sub: _sub_ladders(sub, ctx) for sub in shapes}
+    bound: dict[tuple[int, str], float] = {}
+    for sub, w in shapes.items():
+        for j, options in enumerate(ladders[sub]):
+            for o in options:
+                bound[(j, o)] = bound.get((j, o), 0) + w
+    live = {jo for jo, b in bound.items() if evidence(b * _BOUND_MARGIN) is not None}
     counts: dict[str, int] = {}
     cget = counts.get
     for sub, w in shapes.items():
-        for p in _sub_patterns(sub, ctx):
-            counts[p] = cget(p, 0) + w
+        kept = [[o for o in options if (j, o) in live] for j, options in enumerate(ladders[sub])]
+        if all(kept):
+            for combo in product(*kept):
+                p = "".join(combo)
+                counts[p] = cget(p, 0) + w
     return counts
 
 
