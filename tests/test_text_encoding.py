@@ -49,7 +49,8 @@ def test_every_data_command_takes_encoding():
                 ["history", "backfill", "--repo", "r", "--dataset", "d", "parts"],
                 ["avh", "check", "--repo", "r", "--dataset", "d", "d.csv"],
                 ["novelty", "check", "--repo", "r", "--dataset", "d", "d.csv"],
-                ["validate-batch", "--repo", "r", "--dataset", "d", "d.csv"]]
+                ["validate-batch", "--repo", "r", "--dataset", "d", "d.csv"],
+                ["index", "build", "lake", "--out", "ix"], ["tag", "lake", "--index", "ix"]]
     for argv in commands:
         assert parser.parse_args([*argv, "--encoding", "latin-1"]).encoding == "latin-1", argv
 
@@ -137,3 +138,24 @@ def test_check_file_offsets_across_chunks(tmp_path, monkeypatch):
 def test_spark_charset_names():
     assert [spark_charset(e) for e in (None, "latin-1", "latin1", "utf-16-le", "utf_8", "cp1252")] \
         == ["utf-8", "iso-8859-1", "iso-8859-1", "utf-16le", "utf-8", None]
+
+
+def test_index_build_reads_the_lake_in_its_encoding(spark, tmp_path):
+    """A Latin-1 lake built with --encoding latin-1 gives the index of its UTF-8 copy, key by key; without it the
+    file is read with U+FFFD for its bad bytes and the issue names the file, the byte and the option."""
+    from lakeindex.index import build as job
+    from lakeindex.index.store import IndexReader
+
+    latin, utf8 = tmp_path / "latin", tmp_path / "utf8"
+    latin.mkdir()
+    utf8.mkdir()
+    (latin / "cities.csv").write_bytes(CSV_TEXT.encode("latin-1"))
+    (utf8 / "cities.csv").write_bytes(CSV_TEXT.encode("utf-8"))
+    job.build_index(spark, str(latin), tmp_path / "ix-latin", min_coverage=1, progress=False, encoding="latin-1")
+    job.build_index(spark, str(utf8), tmp_path / "ix-utf8", min_coverage=1, progress=False)
+    with IndexReader(tmp_path / "ix-latin") as a, IndexReader(tmp_path / "ix-utf8") as b:
+        assert dict(a.items()) == dict(b.items()) and len(dict(b.items())) > 0
+    meta = job.build_index(spark, str(latin), tmp_path / "ix-plain", min_coverage=1, progress=False)
+    (issue,) = [i["issue"] for i in meta["issues"] if i["file"] == "cities.csv"]
+    assert_names_file_byte_and_option(issue, "cities.csv", BAD_AT)
+    assert "U+FFFD" in issue

@@ -10,14 +10,17 @@ from lakeindex.cli.output import EXIT_OK, emit, emit_line
 def cmd_index_build(args: argparse.Namespace) -> int:
     from lakeindex.index.build import build_index
     from lakeindex.index.build_options import BuildError, limits_from_args
+    from lakeindex.lake.text_encoding import codec_name
     from lakeindex.spark_session import session_from_args
 
     limits = limits_from_args(args)
+    codec_name(args.encoding)  # an unknown codec is bad input before Spark starts
     if args.lake is None and not args.table and not args.tables:
         raise BuildError("name a lake directory (LAKE) or catalog tables (--table db.name, --tables 'db.*')")
     spark = session_from_args(args, "lakeindex-index-build")
     emit(build_index(spark, args.lake, args.out, limits, args.min_coverage, args.incremental,
-                     progress=not args.quiet, tables=args.table, table_patterns=args.tables), sort_keys=True)
+                     progress=not args.quiet, tables=args.table, table_patterns=args.tables, encoding=args.encoding),
+         sort_keys=True)
     return EXIT_OK
 
 

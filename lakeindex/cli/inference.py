@@ -117,7 +117,7 @@ def cmd_tag(args: argparse.Namespace) -> int:
     with Progress(spark, enabled=not args.quiet) as prog:
         prog.say(f"tagging the columns of {args.lake or 'the catalog tables'} against {args.index}")
         out = tag_lake(spark, args.lake, args.index, args.sample, args.fnr, args.m, tables=args.table,
-                       table_patterns=args.tables)
+                       table_patterns=args.tables, encoding=args.encoding)
         prog.say(f"tagged {out['columns_tagged']} of {len(out['columns'])} columns, "
                  f"named the domain of {out['columns_named']}")
     if jsonl:
@@ -161,6 +161,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     tg.add_argument("--tables", action="append", default=[], metavar="'DB.GLOB'",
                     help="the catalog tables matching a glob, e.g. 'sales.*' (repeatable)")
     tg.add_argument("--index", required=True, help="pattern index built from a lake (lakeindex index build)")
+    tg.add_argument("--encoding", default=None, metavar="CODEC",
+                    help="character encoding of the lake's CSV/TSV/JSONL files (default UTF-8), as for index build")
     tg.add_argument("--sample", type=int, default=1000, help="values read per column (default 1000)")
     tg.add_argument("--fnr", type=float, default=0.05, help="target false-negative rate (default 0.05)")
     tg.add_argument("--m", type=int, default=None, help="coverage threshold (default: 0.1%% of indexed columns)")

@@ -117,7 +117,7 @@ def _summarize(stats: list[dict], skipped_extra: list[dict]) -> dict:
 
 
 def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: int,
-          limits: EnumerationLimits) -> DataFrame:
+          limits: EnumerationLimits, encoding: str | None = None) -> DataFrame:
     par = parallelism(spark)
     split = max(1 << 20, min(128 << 20, total_bytes // max(1, par * 4)))
     spark.conf.set("spark.sql.files.maxPartitionBytes", str(split))
@@ -131,7 +131,7 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
     under = lake_files(spark, root) if root else None  # the lake listed once for both scans
     if single:  # read where they lie, without a shuffle
         scans.append(under.filter(F.col("path").isin(single)).select("path", "content").mapInArrow(
-            partial(scan_partition, root=root, limits=lim), SCAN_SCHEMA))
+            partial(scan_partition, root=root, limits=lim, encoding=encoding), SCAN_SCHEMA))
     if multi:
         # every other table (part directories, partitions, Delta and Iceberg snapshots) is read by one task,
         # its live files only, with its partition values
@@ -140,7 +140,7 @@ def _scan(spark: SparkSession, root: str, tables: list[LakeTable], total_bytes: 
         evolving = frozenset(t.name for t in multi if t.format in (DELTA, ICEBERG))
         names = {t.name: t.column_names for t in multi if t.column_names}
         scans.append(grouped.mapInArrow(partial(scan_tables_partition, root=root, limits=lim, evolving=evolving,
-                                                names=names), SCAN_SCHEMA))
+                                                names=names, encoding=encoding), SCAN_SCHEMA))
     return scans[0] if len(scans) == 1 else scans[0].unionByName(scans[1])
 
 
@@ -170,9 +170,11 @@ def lake_tables(spark: SparkSession, lake: str | None, tables: Sequence[str], ta
 
 def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
                   min_coverage: int = 2, progress: bool = True, tables: Sequence[str] = (),
-                  table_patterns: Sequence[str] = (), listing: TableListing | None = None) -> dict:
+                  table_patterns: Sequence[str] = (), listing: TableListing | None = None,
+                  encoding: str | None = None) -> dict:
     """Scan the lake and the catalog's ``tables`` and tables matching ``table_patterns`` (or exactly the
-    tables of ``listing``, a part of the lake: an incremental build's) and publish a new version of ``out``."""
+    tables of ``listing``, a part of the lake: an incremental build's) and publish a new version of ``out``;
+    text files are read in ``encoding`` (UTF-8 by default)."""
     t0 = time.time()
     if min_coverage < 1:
         raise BuildError("--min-coverage must be >= 1")
@@ -191,7 +193,7 @@ def build_version(spark: SparkSession, lake: str | None, out: str | Path, limits
         prog.say(f"scanning {len(candidates)} tables, {nfiles} files ({total_bytes / 1e6:.1f} MB)")
         sized.enter_context(sized_shuffles(spark, total_bytes))  # for the scan, aggregation and SST jobs
         # exactly the listed files: Spark's own recursive listing would follow symlinked directories
-        scanned = _scan(spark, root, candidates, total_bytes, limits).persist(StorageLevel.MEMORY_AND_DISK)
+        scanned = _scan(spark, root, candidates, total_bytes, limits, encoding).persist(StorageLevel.MEMORY_AND_DISK)
         try:
             stats = [json.loads(r.info) for r in scanned.filter(F.col("kind") == STATS).select("info").collect()]
             seen = {s["table"] for s in stats}
@@ -264,8 +266,10 @@ def _receive_ssts(ssts: DataFrame, builder: VersionBuilder) -> None:
 
 def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits | None = None,
                 min_coverage: int = 2, incremental: bool = False, progress: bool = True,
-                tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
-    """Build (or, with ``incremental``, bring up to date) the index at ``out``; return its metadata.
+                tables: Sequence[str] = (), table_patterns: Sequence[str] = (), encoding: str | None = None) -> dict:
+    """Build (or, with ``incremental``, bring up to date) the index at ``out``; return its metadata. Text files
+    are read in ``encoding`` (UTF-8 by default; a file that does not decode is read with U+FFFD in place of
+    its bad bytes and reported, naming the byte and ``--encoding``).
 
     An incremental build scans only what changed: new tables, and the tables whose version (Delta,
     Iceberg) or files (directory tables) changed, into a delta that is added to the index and its tail
@@ -280,7 +284,7 @@ def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: 
 
     def full() -> dict:
         return build_version(spark, lake, out, limits, min_coverage, progress=progress, tables=tables,
-                             table_patterns=table_patterns)
+                             table_patterns=table_patterns, encoding=encoding)
 
     if not incremental or current_version(out) is None:
         return full()
@@ -303,7 +307,7 @@ def build_index(spark: SparkSession, lake: str | None, out: str | Path, limits: 
             return {**read_meta(out), "incremental": {"new_tables": 0, "changed_tables": 0,
                                                       "skipped_files": found.skipped}}
         say(f"{len(plus)} new or changed table(s), {len(minus)} old state(s) to take out")
-        return _add_changes(spark, lake, out, limits, min_coverage, progress, known, plus, minus, found)
+        return _add_changes(spark, lake, out, limits, min_coverage, progress, known, plus, minus, found, encoding)
     except FullBuildNeeded as why:
         return {**full(), "incremental": {"full_build": str(why)}}
 
@@ -333,7 +337,7 @@ def _changes(current: list[LakeTable], known: dict[str, dict],
 
 def _add_changes(spark: SparkSession, lake: str | None, out: str | Path, limits: EnumerationLimits,
                  min_coverage: int, progress: bool, known: dict[str, dict], plus: list[LakeTable],
-                 minus: list[LakeTable], found: TableListing) -> dict:
+                 minus: list[LakeTable], found: TableListing, encoding: str | None = None) -> dict:
     """Scan ``plus`` and ``minus`` into deltas (floor 1: every pattern kept) and add ``plus`` to the index
     and take ``minus`` out of it, once each old state's re-read contribution matches the recorded one."""
     base = Path(out) / f".delta-{uuid.uuid4().hex[:8]}"
@@ -341,10 +345,11 @@ def _add_changes(spark: SparkSession, lake: str | None, out: str | Path, limits:
         added = removed = None
         if plus:
             build_version(spark, lake, base / "plus", limits, 1, progress=progress,
-                          listing=TableListing(plus, found.skipped))
+                          listing=TableListing(plus, found.skipped), encoding=encoding)
             added = base / "plus"
         if minus:
-            build_version(spark, lake, base / "minus", limits, 1, progress=progress, listing=TableListing(minus))
+            build_version(spark, lake, base / "minus", limits, 1, progress=progress, listing=TableListing(minus),
+                          encoding=encoding)
             with IndexReader(base / "minus") as r:
                 again = {t["table"]: t.get("digest") for t in r.tables()}
             differ = [t.name for t in minus if again.get(t.name) != known[t.name]["digest"]]

@@ -27,6 +27,10 @@ def add_build_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tables", action="append", default=[], metavar="'DB.GLOB'",
                    help="the catalog tables matching a glob, e.g. 'sales.*' (repeatable)")
     p.add_argument("--out", required=True, help="index directory on the driver")
+    p.add_argument("--encoding", default=None, metavar="CODEC",
+                   help="character encoding of the lake's CSV/TSV/JSONL files, e.g. latin-1, cp1252 (default UTF-8; "
+                        "a file that does not decode is indexed with U+FFFD for its bad bytes and reported, naming "
+                        "the byte)")
     p.add_argument("--tau", type=int, default=d.tau,
                    help="token limit of a pattern, 1-16: wider values are indexed through segment windows (default 8)")
     p.add_argument("--window-edge", type=int, default=d.window_edge,

@@ -91,9 +91,10 @@ def _file_stats(table: str, nbytes: int, read: TableRead) -> dict:
 
 
 def profile_file(table: str, data: bytes, limits: EnumerationLimits,
-                 acc: dict[str, list[int]]) -> dict:
-    """Add one file's columns to ``acc``; return the file's stats for the build metadata."""
-    read = read_table(table, data)
+                 acc: dict[str, list[int]], encoding: str | None = None) -> dict:
+    """Add one file's columns to ``acc`` (text read in ``encoding``); return the file's stats for the build
+    metadata."""
+    read = read_table(table, data, encoding)
     stats = _file_stats(table, len(data), read)
     if read.skipped:
         return stats
@@ -114,7 +115,7 @@ def profile_file(table: str, data: bytes, limits: EnumerationLimits,
 
 def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition, Deleted]], limits: EnumerationLimits,
                   acc: dict[str, list[int]], same_columns: bool = True,
-                  column_names: ColumnNames = ()) -> list[dict]:
+                  column_names: ColumnNames = (), encoding: str | None = None) -> list[dict]:
     """Add one table's columns, merged over its data files ``(relative path, bytes, partition values, rows
     deleted)``,
     to ``acc``; return its stats row (with its ``files``) and one row per data file skipped. Partition
@@ -128,7 +129,8 @@ def profile_table(table: str, parts: Iterable[tuple[str, bytes, Partition, Delet
     keep_wide = MERGE_DISTINCT if limits.window_edge else 0
     first: tuple[str, list[str]] | None = None
     for rel, data, partition, deleted in parts:
-        read = with_partition(with_names(without_deleted(read_table(rel, data), deleted), column_names), partition)
+        read = read_table(rel, data, encoding)
+        read = with_partition(with_names(without_deleted(read, deleted), column_names), partition)
         if read.skipped:
             skipped.append(_file_stats(rel, len(data), read))
             continue
@@ -243,17 +245,18 @@ def _accumulate(units: Iterable[Callable[[dict[str, list[int]]], list[dict]]],
 
 
 def scan_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
-                   flush_entries: int = 400_000) -> Iterator[pa.RecordBatch]:
-    """mapInArrow body over ``binaryFile`` rows (path, content)."""
+                   flush_entries: int = 400_000, encoding: str | None = None) -> Iterator[pa.RecordBatch]:
+    """mapInArrow body over ``binaryFile`` rows (path, content); text read in ``encoding``."""
     lim = EnumerationLimits(**limits)
-    return _accumulate((lambda acc, rel=rel, data=data: [profile_file(rel, data, lim, acc)]
+    return _accumulate((lambda acc, rel=rel, data=data: [profile_file(rel, data, lim, acc, encoding)]
                         for _, rel, data, _, _ in _files(batches, root)), flush_entries)
 
 
 def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: dict,
                           flush_entries: int = 400_000,
                           evolving: frozenset[str] = frozenset(),
-                          names: dict[str, ColumnNames] | None = None) -> Iterator[pa.RecordBatch]:
+                          names: dict[str, ColumnNames] | None = None,
+                          encoding: str | None = None) -> Iterator[pa.RecordBatch]:
     """mapInArrow body over the data files of tables of several files, rows (path, content, table,
     partition) with each table's rows next to each other (the build partitions and sorts them by table).
     ``evolving``: the tables whose files may differ in columns (Delta and Iceberg snapshots); ``names``: the
@@ -263,5 +266,5 @@ def scan_tables_partition(batches: Iterable[pa.RecordBatch], root: str, limits: 
     # each table's unit runs before groupby moves on, so its group of rows is still readable
     return _accumulate((lambda acc, table=table, group=group: profile_table(
         table, ((rel, data, part, deleted) for _, rel, data, part, deleted in group), lim, acc,
-        table not in evolving, names.get(table, ()))
+        table not in evolving, names.get(table, ()), encoding)
         for table, group in groupby(_files(batches, root), key=lambda row: row[0])), flush_entries)

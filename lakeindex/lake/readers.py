@@ -40,8 +40,9 @@ class TableRead:
         self.issues.append({"column": column, "issue": message} if column else {"issue": message})
 
 
-def read_table(path: str, data: bytes) -> TableRead:
-    """Read one file's bytes into string columns; never raises on bad input."""
+def read_table(path: str, data: bytes, encoding: str | None = None) -> TableRead:
+    """Read one file's bytes into string columns (text in ``encoding``, UTF-8 by default); never raises on bad
+    input."""
     out = TableRead()
     fmt = file_format(path)
     if fmt is None:
@@ -55,11 +56,11 @@ def read_table(path: str, data: bytes) -> TableRead:
         return out
     try:
         if fmt in ("csv", "tsv"):
-            table = _read_delimited(_decoded(data, out), "," if fmt == "csv" else "\t", out)
+            table = _read_delimited(_decoded(data, out, path, encoding), "," if fmt == "csv" else "\t", out)
         elif fmt == "parquet":
             table = _read_parquet(data, out)
         else:
-            table = _read_jsonl(_decoded(data, out), out)
+            table = _read_jsonl(_decoded(data, out, path, encoding), out)
     except Exception as exc:  # noqa: BLE001 - any parser failure means an unreadable file
         out.skipped = f"unreadable {fmt}: {error_line(exc)}"
         return out
@@ -127,18 +128,26 @@ def with_partition(read: TableRead, partition: Partition) -> TableRead:
     return read
 
 
-def _decoded(data: bytes, out: TableRead) -> bytes:
-    """UTF-8 bytes of a text file; undecodable bytes become U+FFFD and are reported."""
-    if data.startswith(b"\xef\xbb\xbf"):
-        data = data[3:]
+def _decoded(data: bytes, out: TableRead, path: str, encoding: str | None) -> bytes:
+    """UTF-8 bytes of a text file read in ``encoding``; undecodable bytes become U+FFFD and are reported with the
+    shared message (the file, the byte offset, ``--encoding``): one bad file does not stop a lake's build."""
+    from lakeindex.lake.text_encoding import EncodingError, codec_name, decode_text
+
+    name = codec_name(encoding)
+    if name == "utf-8":
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            data.decode("utf-8")
+            return data
+        except UnicodeDecodeError:
+            pass
     try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError as exc:
-        text = data.decode("utf-8", errors="replace")
-        bad = text.count("\ufffd") - data.count("\ufffd".encode())
-        out.issue(None, f"{bad} undecodable byte sequence(s) replaced with U+FFFD (first at byte {exc.start}); "
-                        "the file is not UTF-8: re-export it as UTF-8")
+        return decode_text(data, path, encoding).encode("utf-8")
+    except EncodingError as exc:
+        text = data.decode(name, errors="replace")
+        bad = text.count("\ufffd") - data.decode(name, errors="ignore").count("\ufffd")
+        out.issue(None, f"{exc}; {bad} undecodable byte sequence(s) replaced with U+FFFD")
         return text.encode("utf-8")
 
 

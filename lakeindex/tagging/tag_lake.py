@@ -60,7 +60,7 @@ def _solver(index: str):  # noqa: ANN202 - cached per Python worker
 
 
 def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int,  # noqa: ANN001, ANN202
-                      names: dict[str, tuple[tuple[str, str], ...]] | None = None):
+                      names: dict[str, tuple[tuple[str, str], ...]] | None = None, encoding: str | None = None):
     """Executor, step 1: per file, each column's first ``quota`` non-empty values with their positions; a
     column without any value gets one null so that it is still tagged (``no non-empty values``)."""
     schema = pa.schema([("tbl", pa.string()), ("col", pa.string()), ("file", pa.string()), ("pos", pa.int32()),
@@ -74,7 +74,7 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int,  
             quota = quotas.get(table, sample)
             partition = tuple((k, v) for k, v in json.loads(partitions[i]))
             deleted = tuple((a, b) for a, b in json.loads(deletions[i]))
-            read = with_names(without_deleted(read_table(rel, contents[i].as_py() or b""), deleted),
+            read = with_names(without_deleted(read_table(rel, contents[i].as_py() or b"", encoding), deleted),
                               (names or {}).get(table, ()))
             read = with_partition(read, partition)
             rows: dict[str, list] = {k: [] for k in schema.names}
@@ -110,9 +110,11 @@ def _tag_groups(batches, index: str, fnr: float, m: int | None):  # noqa: ANN001
 
 
 def tag_lake(spark: SparkSession, lake: str | None, index: str, sample: int = 1000, fnr: float = 0.05,
-             m: int | None = None, tables: Sequence[str] = (), table_patterns: Sequence[str] = ()) -> dict:
-    """Tag all columns; return per-column tags and domains, the pattern groups (``domains``: tags shared by
-    several columns) and the named-domain groups (``by_domain``)."""
+             m: int | None = None, tables: Sequence[str] = (), table_patterns: Sequence[str] = (),
+             encoding: str | None = None) -> dict:
+    """Tag all columns (text files read in ``encoding``, UTF-8 by default); return per-column tags and domains,
+    the pattern groups (``domains``: tags shared by several columns) and the named-domain groups
+    (``by_domain``)."""
     from lakeindex.index.store import read_meta
     from lakeindex.tagging.domains import DOMAIN_NAMES
 
@@ -129,7 +131,8 @@ def tag_lake(spark: SparkSession, lake: str | None, index: str, sample: int = 10
         spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", "8")
         files = file_contents(spark, root, listed)
         names = {t.name: t.column_names for t in listed if t.column_names}
-        samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample, names=names),
+        samples = files.mapInArrow(partial(_sample_partition, root=root, quotas=quotas, sample=sample, names=names,
+                                           encoding=encoding),
                                    SAMPLE_SCHEMA)
         first = Window.partitionBy("tbl", "col").orderBy("pos", "file")
         grouped = (samples.withColumn("rank", F.row_number().over(first)).filter(F.col("rank") <= sample)
