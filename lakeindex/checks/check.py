@@ -311,7 +311,7 @@ class Check:
         listed = ", ".join(sql_literal(v) for v in values)
         name = f"is_contained_in({column}, {list(values)[:10]}{'…' if len(values) > 10 else ''})"
         if all(isinstance(v, str) for v in values):
-            predicate = f"CAST({c} AS STRING) IN ({listed})"
+            predicate = _text_in(c, values)
         elif all(isinstance(v, int | float) and not isinstance(v, bool) and abs(v) <= 2 ** 53 for v in values):
             # numbers compare by value on any column type: a string column's "2.0" is 2, and text that
             # is no number is a violation, not Spark's ANSI cast error for the whole run
@@ -664,3 +664,19 @@ def _histogram_edges(column: str, bins: Sequence[float] | None, bin_count: int |
 def _with_nulls(opened: str, null_behavior: str) -> str:
     """A constraint's name, closed, naming a null behavior other than the default (names stay unique)."""
     return f"{opened})" if null_behavior == "ignore" else f"{opened}, null_behavior={null_behavior})"
+
+
+# Spark's CSV schema inference (check's default read) types time and timestamp text as timestamps; the
+# allowed values, text as suggest read them, are then compared as the column's type would read them
+_TEMPORAL = (("timestamp", "TIMESTAMP"), ("timestamp_ntz", "TIMESTAMP_NTZ"), ("date", "DATE"))
+
+
+def _text_in(column: str, values: Sequence[str]) -> str:
+    """SQL: the (quoted) ``column``'s value is one of the text ``values``; on a date or timestamp column each
+    value is read as that type first (text that is no such value matches nothing)."""
+    listed = ", ".join(sql_literal(v) for v in values)
+    branches = " ".join(
+        f"WHEN '{name}' THEN CAST({column} AS STRING) IN "
+        f"({', '.join(f'CAST(TRY_CAST({sql_literal(v)} AS {sql}) AS STRING)' for v in values)})"
+        for name, sql in _TEMPORAL)
+    return f"COALESCE(CASE typeof({column}) {branches} ELSE CAST({column} AS STRING) IN ({listed}) END, FALSE)"
