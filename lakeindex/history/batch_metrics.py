@@ -43,7 +43,8 @@ Two-distribution metrics (``two_distribution(prev, cur)``), logarithms in base 2
 * ``new_value_ratio`` (categorical): the share of ``cur``'s complete values that ``prev`` does not know:
   neither its own values nor, once recorded in a history, its clean history's (``ColumnSummary.history_values``,
   the ``top_k`` most frequent). A label outside the clean weeks' vocabulary (``Article`` for ``article``,
-  ``website``) is a new value however few rows the batch has; values in the untracked rest bucket count as known.
+  ``website``) is a new value however few rows the batch has. Only ``cur``'s ``top_k`` values are looked up (the
+  rest bucket counts as known); a value beyond the vocabulary's ``top_k`` counts as new.
 * ``kl_div`` = KL(cur ‖ prev) in bits, with a Jeffreys pseudo-count of 0.5 added to every bin/category of
   the union support on both sides so unseen values give a large but finite divergence.
 """
