@@ -395,55 +395,6 @@ def test_distance_metrics_are_one_sided_and_averages_use_clt():
     assert grown.transform.kind == "log_lag" and grown.bound_kind is BoundKind.CHEBYSHEV
 
 
-def test_jarque_bera_matches_scipy():
-    from scipy import stats
-
-    from lakeindex.avh.normality import jarque_bera, looks_normal
-
-    rng = np.random.default_rng(5)
-    for x in (rng.normal(size=25), rng.lognormal(0.0, 1.0, 40), rng.uniform(size=12), rng.exponential(size=200)):
-        expected = stats.jarque_bera(x)
-        assert jarque_bera(x) == pytest.approx((expected.statistic, expected.pvalue), rel=1e-9)
-    assert jarque_bera([3.0] * 10) == (0.0, 1.0)
-    heavy = rng.lognormal(0.0, 1.5, 60)  # skewness far from 0: rejected at 5 %
-    assert stats.jarque_bera(heavy).pvalue < 0.05 and not looks_normal(heavy)
-
-
-def test_clt_metric_with_a_skewed_history_falls_back_to_chebyshev():
-    rng = np.random.default_rng(11)
-    skewed = list(100.0 + rng.lognormal(0.0, 1.5, 60))  # stationary, but far from normal (scipy's JB p < 1e-6)
-    fit = fit_metric("c", "mean", skewed)
-    assert fit.transform.kind == "identity"
-    assert fit.bound_kind is BoundKind.CHEBYSHEV and any("Jarque-Bera" in n for n in fit.notes)
-    assert fit.constraint(10 * fit.sigma).fpr_bound == pytest.approx(0.01)  # Chebyshev: 1 / 10^2
-
-
-def test_value_step_is_range_over_complete_values():
-    from lakeindex.avh.constraints import value_step
-
-    history = [{"mean": 5.0, "range": 40.0, "row_count": 20.0, "complete_ratio": 0.8},  # 40 / 16 = 2.5
-               {"mean": 6.0, "range": 30.0, "row_count": 10.0, "complete_ratio": 1.0}]  # 30 / 10 = 3
-    assert value_step(history, "mean") == pytest.approx(3.0)
-    assert value_step(history, "str_len") is None
-    assert value_step([{"mean": 1.0, "range": 2.0, "row_count": 5.0}], "mean") is None  # counts unknown
-
-
-def test_mean_that_one_value_can_move_beyond_sigma_is_not_clt():
-    # batch means of 20 values with sd 1 around 50: sigma of the mean series ~ 0.22
-    means = list(50.0 + 0.22 * (noise(30) - 100.0))
-
-    def history(span: float) -> list[dict[str, float]]:
-        return [{"mean": m, "range": span, "row_count": 20.0, "complete_ratio": 1.0} for m in means]
-
-    from lakeindex.avh.constraints import fit_metrics
-
-    sd = float(np.std(means, ddof=1))
-    small, _ = fit_metrics("c", history(0.5 * sd * 20), metrics=["mean"])  # one value moves it 0.5 sigma
-    large, _ = fit_metrics("c", history(3.0 * sd * 20), metrics=["mean"])  # a heavy tail: 3 sigma
-    assert small[0].bound_kind is BoundKind.CLT
-    assert large[0].bound_kind is BoundKind.CHEBYSHEV and any("Lindeberg" in n for n in large[0].notes)
-
-
 def test_constant_metric_gives_a_tight_nonzero_constraint():
     fit = fit_metric("state", "dist_val_count", [50.0] * 30)
     assert fit.sigma == 0.0

@@ -35,15 +35,6 @@ Choices where the paper is open, and why:
 * **CLT after log.** A log-differenced average is not a normal sum, so a CLT metric with a
   ``log_lag`` transform falls back to Chebyshev. A lag difference of two normal values is normal,
   so CLT is kept there.
-* **CLT needs many small contributions** (Lindeberg's condition). A batch mean of 20 heavy-tailed
-  counts is dominated by its largest value, and its normal tail understates the FPR many times over.
-  Where the features tell how far one value can move the metric (the mean: ``range / complete
-  values``, largest over the history), a step larger than the processed series' standard deviation
-  means no CLT: Chebyshev instead.
-* **CLT needs a normal-looking history.** An average of a few skewed cells (the mean of 20
-  heavy-tailed counts) is itself skewed, and the normal tail then understates its FPR many times
-  over; a CLT metric whose processed series the Jarque-Bera test rejects as normal at 5 %
-  (``normality.py``) falls back to Chebyshev.
 * **Missing values at check time.** ``RangeConstraint.violates`` treats a missing (None/NaN) value as a
   violation: the metric existed throughout the history used, so its absence is itself a deviation
   (e.g. the mean of an all-null batch), and a check that cannot be evaluated should not pass.
@@ -60,7 +51,6 @@ from typing import Any
 import numpy as np
 
 from lakeindex.avh.bounds import BoundKind, bound_kind_for, fpr_bound
-from lakeindex.avh.normality import NORMALITY_ALPHA, looks_normal
 from lakeindex.avh.stationarity import (
     DEFAULT_ALPHA,
     DEFAULT_MIN_POINTS,
@@ -81,7 +71,6 @@ __all__ = [
     "fit_metrics",
     "metric_values",
     "trailing_finite",
-    "value_step",
 ]
 
 #: Multiples of sigma used as half-widths beta (Algorithm 3's grid over [sigma, n sigma]).
@@ -281,12 +270,8 @@ class MetricFit:
 
 def fit_metric(column: str, metric: str, values: Sequence[float | None], *, alpha: float = DEFAULT_ALPHA,
                min_points: int = DEFAULT_MIN_POINTS, switch_ratio: float | None = DEFAULT_SWITCH_RATIO,
-               bound_kinds: Mapping[str, BoundKind | str] | None = None, predictive: bool = True,
-               value_step: float | None = None) -> MetricFit:
-    """Algorithm 3, lines 3-5, for one metric; raises ``SkipMetric`` when it cannot be bounded.
-
-    ``value_step``: the most one value moved the metric in a batch of the history (``value_steps``); a CLT
-    metric whose step exceeds its processed series' standard deviation gets Chebyshev instead."""
+               bound_kinds: Mapping[str, BoundKind | str] | None = None, predictive: bool = True) -> MetricFit:
+    """Algorithm 3, lines 3-5, for one metric; raises ``SkipMetric`` when it cannot be bounded."""
     run = trailing_finite(values)
     if len(run) < MIN_SERIES:
         raise SkipMetric(f"{len(run)} consecutive recent values < {MIN_SERIES}")
@@ -309,29 +294,7 @@ def fit_metric(column: str, metric: str, values: Sequence[float | None], *, alph
     if kind is BoundKind.CLT and result.transform.kind == "log_lag":
         kind = BoundKind.CHEBYSHEV
         notes.append("log transform: CLT normality does not carry over, Chebyshev instead")
-    elif kind is BoundKind.CLT and value_step is not None and value_step > sample_std:
-        kind = BoundKind.CHEBYSHEV
-        notes.append(f"one value moves it by up to {value_step:.4g} > sigma {sample_std:.4g} (Lindeberg's "
-                     "condition fails): Chebyshev instead of CLT")
-    elif kind is BoundKind.CLT and not constant and not looks_normal(series):
-        kind = BoundKind.CHEBYSHEV
-        notes.append(f"history not normal (Jarque-Bera p < {NORMALITY_ALPHA:g}): Chebyshev instead of CLT")
     return MetricFit(column, metric, tuple(run), result, mu, sigma, sample_std, n, kind, tuple(notes))
-
-
-def value_step(history: Sequence[Mapping[str, Any]], metric: str) -> float | None:
-    """The most one value moved ``metric`` in a batch of the history, where the features tell: for ``mean``,
-    ``range / complete values`` (replacing one value by another changes the mean by at most that); None for
-    other metrics or when a batch lacks the counts."""
-    if metric != "mean":
-        return None
-    steps = []
-    for f in history:
-        span, rows, ratio = f.get("range"), f.get("row_count"), f.get("complete_ratio")
-        if span is None or rows is None or ratio is None or not rows * ratio > 0:
-            return None
-        steps.append(float(span) / (float(rows) * float(ratio)))
-    return max(steps) if steps else None
 
 
 def fit_metrics(column: str, history: Sequence[Mapping[str, Any]], *, metrics: Iterable[str] | None = None,
@@ -342,8 +305,7 @@ def fit_metrics(column: str, history: Sequence[Mapping[str, Any]], *, metrics: I
     skipped: dict[str, str] = {}
     for metric in names:
         try:
-            fits.append(fit_metric(column, metric, metric_values(history, metric),
-                                   value_step=value_step(history, metric), **options))
+            fits.append(fit_metric(column, metric, metric_values(history, metric), **options))
         except SkipMetric as exc:
             skipped[metric] = str(exc)
     return fits, skipped
