@@ -183,6 +183,37 @@ def test_categorical_two_distribution_by_hand():
     assert (two["pat_l1"], two["pat_chisquare"], two["pat_chisquare_pvalue"]) == (0, 0, 1)
 
 
+def test_new_value_ratio_against_the_previous_batch_by_hand():
+    prev = summarize_series(cat(["article", "video", "video"]))
+    cur = summarize_series(cat(["article", "Article", "website", "video", None, ""]))  # 4 complete values
+    assert two_distribution(prev, cur)["new_value_ratio"] == approx(2 / 4)  # "Article" and "website"
+    assert two_distribution(prev, prev)["new_value_ratio"] == 0
+
+
+def test_history_values_carry_the_clean_vocabulary_to_the_next_batch():
+    from lakeindex.history.batches import profile
+
+    weeks = [pd.DataFrame({"kind": cat(v)}) for v in (["a", "a", "b"], ["a", "c"], ["b", "c", "d", "d"])]
+    records = []
+    for t, df in enumerate(weeks):
+        records.append(profile(df, f"w{t}", records[-1] if records else None, issues=False))
+    # the third week is new only in "d" (2 of 4): "b" was last seen two weeks before, which the week before lacks
+    assert records[2].features["kind"]["new_value_ratio"] == approx(2 / 4)
+    assert two_distribution(summarize_series(weeks[1]["kind"]), summarize_series(weeks[2]["kind"]))[
+        "new_value_ratio"] == approx(3 / 4)  # against the week before alone: "b", "d", "d"
+    assert records[2].summaries["kind"].history_values == {"a": 3, "b": 2, "c": 2, "d": 2}
+    round_trip = ColumnSummary.from_dict(json.loads(json.dumps(records[2].summaries["kind"].to_dict())))
+    assert round_trip.history_values == {"a": 3, "b": 2, "c": 2, "d": 2}
+
+
+def test_history_values_keep_the_most_frequent():
+    first = summarize_series(cat(["x", "x", "x", "y"]), top_k=2)
+    second = summarize_series(cat(["z", "y", "w"]), top_k=2).with_history(first)
+    # counts x 3, y 2, z 1, w 1: the two most frequent are kept
+    assert second.history_values == {"x": 3, "y": 2}
+    assert summarize_series(pd.Series([1.0, 2.0])).with_history(None).history_values == {}  # numeric: none
+
+
 def test_pattern_distances_see_format_changes():
     prev = summarize_series(cat(["en-us", "de-de", "fr-fr", "en-gb"]))
     cur = summarize_series(cat(["en-us", "de-de", "frfr", "en gb"]))

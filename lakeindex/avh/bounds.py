@@ -20,10 +20,11 @@ Which metric gets which bound (``METRIC_BOUND_KINDS``, see ``bound_kind_for``):
 
 * **cantelli**: the distance-like two-distribution metrics of Prop. 2 (EMD, JS/KL divergence,
   KS distance, Cohen's d, L1, L-inf, cosine, chi-squared) and their ``pat_*`` counterparts of
-  Table 4. A new batch that is *closer* to its predecessor than usual is not a DQ concern
-  (Appendix F), so only the upper side is constrained. They must be distances (larger = more
-  different): KS and chi-squared as the statistic, not the p-value (Tables 3-4 say "using
-  p-value", for which one-sided-upper would guard the wrong side), and Cohen's d as ``|d|``.
+  Table 4, and the share of values new to the history (``new_value_ratio``). A new batch that
+  is *closer* to its predecessor than usual is not a DQ concern (Appendix F), so only the upper
+  side is constrained. They must be distances (larger = more different): KS and chi-squared as
+  the statistic, not the p-value (Tables 3-4 say "using p-value", for which one-sided-upper
+  would guard the wrong side), and Cohen's d as ``|d|``.
   Names ending in ``_pvalue``/``_p_value`` therefore stay on Chebyshev, and
   ``constraints.fit_metric`` falls back to Chebyshev when a "distance" history has negative values.
 * **clt**: averages of many per-cell values, where the CLT argument of Appendix G applies:
@@ -149,7 +150,7 @@ class UnknownMetric(ValueError):
     """A metric name AVH has no bound kind for (see ``bound_kind_for``)."""
 
 
-_DISTANCES = ("emd", "js_div", "kl_div", "ks_dist", "cohen_d", "l1", "linf", "cosine", "chisquare")
+_DISTANCES = ("emd", "js_div", "kl_div", "ks_dist", "cohen_d", "l1", "linf", "cosine", "chisquare", "new_value_ratio")
 _AVERAGES = ("mean", "str_len", "char_len", "digit_len", "punc_len", "complete_ratio")
 
 

@@ -40,6 +40,11 @@ Two-distribution metrics (``two_distribution(prev, cur)``), logarithms in base 2
   explicit name because every other two-distribution metric is a distance (larger = more different) and
   ``lakeindex.avh.bounds`` bounds those one-sided from above (Cantelli), which would guard the wrong side of a
   p-value; names ending in ``_pvalue`` get two-sided bounds there.
+* ``new_value_ratio`` (categorical): the share of ``cur``'s complete values that ``prev`` does not know:
+  neither its own values nor, once recorded in a history, its clean history's (``ColumnSummary.history_values``,
+  the ``top_k`` most frequent). A label outside the clean weeks' vocabulary (``Article`` for ``article``,
+  ``website``) is a new value however few rows the batch has. Only ``cur``'s ``top_k`` values are looked up (the
+  rest bucket counts as known); a value beyond the vocabulary's ``top_k`` counts as new.
 * ``kl_div`` = KL(cur ‖ prev) in bits, with a Jeffreys pseudo-count of 0.5 added to every bin/category of
   the union support on both sides so unseen values give a large but finite divergence.
 """
@@ -60,7 +65,7 @@ CATEGORICAL_SINGLE = ("str_len", "char_len", "digit_len", "punc_len", "row_count
                       "dist_val_count")
 NUMERIC_TWO = ("emd", "js_div", "kl_div", "ks_dist", "cohen_d")
 _DIST = ("l1", "linf", "cosine", "chisquare", "chisquare_pvalue", "js_div", "kl_div")
-CATEGORICAL_TWO = _DIST + tuple("pat_" + m for m in _DIST)
+CATEGORICAL_TWO = _DIST + ("new_value_ratio",) + tuple("pat_" + m for m in _DIST)
 COHEN_D_CAP = 1e6
 KL_PSEUDO_COUNT = 0.5
 BIN_EDGE_PERCENTILES = tuple(range(5, 100, 5))
@@ -107,6 +112,9 @@ def two_distribution(prev: ColumnSummary, cur: ColumnSummary) -> dict[str, float
     out: dict[str, float] = {}
     if prev.values_tracked and cur.values_tracked:
         out.update(_categorical_two(prev.value_counts, prev.value_other, cur.value_counts, cur.value_other))
+        if cur.complete_count:
+            known = prev.vocabulary()
+            out["new_value_ratio"] = sum(n for v, n in cur.value_counts.items() if v not in known) / cur.complete_count
     pat = _categorical_two(prev.pattern_counts, prev.pattern_other, cur.pattern_counts, cur.pattern_other)
     out.update({"pat_" + k: v for k, v in pat.items()})
     return {k: out[k] for k in CATEGORICAL_TWO if k in out}

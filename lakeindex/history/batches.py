@@ -138,9 +138,10 @@ def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataF
             previous: BatchRecord | None, seed: int, issues: bool) -> BatchRecord:
     """Features against ``previous``, value samples and, with ``issues``, the synthetic-issue features."""
     feats, values = {}, {}
-    for c, s in summaries.items():
+    for c, s in list(summaries.items()):
         prev = previous.summaries.get(c) if previous is not None else None
         feats[c] = history_features(prev, s)
+        summaries[c] = s.with_history(prev)  # the vocabulary the next batch's new values are told by
         if len(sample) and c in sample.columns and s.kind != NUMERIC:
             values[c] = present_text(sample, c)[:VALUE_SAMPLE]
     record = BatchRecord(batch_id, summaries, feats, {}, novelty_features(summaries, sample), values,

@@ -27,6 +27,9 @@ Definitions shared by both constructors:
   inclusive ranks, the same definition approximated.
 * **value / pattern frequencies** (categorical only): counts of the ``top_k`` most frequent complete values
   and of their Algorithm-2 patterns (ties broken by the smaller string), plus the count of the rest.
+* **history values** (categorical only, set when a batch is recorded, ``with_history``): the counts of the
+  ``top_k`` most frequent values over the clean batches up to this one, the vocabulary a next batch's new
+  values are told by (``batch_metrics``' ``new_value_ratio``).
 """
 
 from __future__ import annotations
@@ -78,6 +81,8 @@ class ColumnSummary:
     pattern_counts: dict[str, float] = field(default_factory=dict)
     pattern_other: float = 0.0
     top_k: int = DEFAULT_TOP_K
+    # categorical columns: the clean history's vocabulary up to this batch (``with_history``); empty when unknown
+    history_values: dict[str, float] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -96,6 +101,22 @@ class ColumnSummary:
     def from_dict(cls, d: dict[str, Any]) -> ColumnSummary:
         """Rebuild a summary from ``to_dict`` output (e.g. after a JSON round trip)."""
         return cls(**d)
+
+    def vocabulary(self) -> set[str]:
+        """The values known at this batch: its clean history's (``history_values``) and its own."""
+        return set(self.history_values) | set(self.value_counts)
+
+    def with_history(self, previous: ColumnSummary | None) -> ColumnSummary:
+        """This summary with ``history_values``: the previous clean batch's plus this batch's value counts,
+        the ``top_k`` most frequent kept (ties: the smaller value); unchanged where values are not tracked."""
+        if self.kind != CATEGORICAL or not self.values_tracked:
+            return self
+        merged = dict(previous.history_values or previous.value_counts) if previous is not None else {}
+        for value, n in self.value_counts.items():
+            merged[value] = merged.get(value, 0.0) + n
+        keys = np.array(list(merged), dtype=object)
+        top, _ = top_counts_of(keys, np.fromiter(merged.values(), dtype=float, count=len(merged)), self.top_k)
+        return replace(self, history_values=top)
 
     def scaled(self, factor: float, exact_distinct_limit: int = DEFAULT_EXACT_DISTINCT_LIMIT) -> ColumnSummary:
         """The summary of a batch ``factor`` times larger with the same distribution (sample → full batch).
