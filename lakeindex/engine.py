@@ -41,7 +41,6 @@ START_SECONDS = 180.0  # a JVM start on a loaded machine
 STOP_SECONDS = 30.0
 PROBE_SECONDS = 1.0
 LOG_TAIL_CHARS = 2000
-WARMUP_ROWS = 64
 
 
 class EngineError(ValueError):
@@ -157,7 +156,7 @@ def server_command(port: int, settings: dict[str, str]) -> tuple[list[str], dict
     import pyspark
 
     from lakeindex.executor_code import code_root
-    from lakeindex.spark_session import DEFAULT_DRIVER_MEMORY, SQL_CONF, STATIC_CONF
+    from lakeindex.spark_defaults import DEFAULT_DRIVER_MEMORY, SQL_CONF, STATIC_CONF
 
     spark_home = os.path.dirname(pyspark.__file__)
     conf = {
@@ -194,12 +193,14 @@ def _log_tail(log: Path) -> str:
 
 
 def start(port: int = DEFAULT_PORT, settings: dict[str, str] | None = None, home: Path | None = None,
-          timeout: float = START_SECONDS, warmup: bool = True) -> dict[str, Any]:
-    """Start the engine (or report the one already running) and return its status once it answers."""
+          timeout: float = START_SECONDS,
+          warm_up: Callable[[str, Path], None] | None = None) -> dict[str, Any]:
+    """Start the engine (or report the one already running) and return its status once it answers; ``warm_up``
+    (address, home) runs once against it first (the CLI's runs a small profile)."""
     import psutil
 
     from lakeindex.executor_code import code_digest
-    from lakeindex.spark_session import require_java
+    from lakeindex.spark_defaults import require_java
 
     home = home or engine_dir()
     with _locked(home):
@@ -221,8 +222,8 @@ def start(port: int = DEFAULT_PORT, settings: dict[str, str] | None = None, home
                                     stderr=subprocess.STDOUT, start_new_session=True)
         try:
             _wait_until_answering(proc, port, log, timeout)
-            if warmup:
-                _warm_up(f"sc://127.0.0.1:{port}", home)
+            if warm_up is not None:
+                warm_up(f"sc://127.0.0.1:{port}", home)
             created = psutil.Process(proc.pid).create_time()
             new = EngineState(pid=proc.pid, port=port, started=time.time(), create_time=created, log=str(log),
                               python=sys.executable, code_digest=code_digest())
@@ -243,20 +244,6 @@ def _wait_until_answering(proc: subprocess.Popen[bytes], port: int, log: Path, t
             raise EngineError(f"the Spark Connect server did not answer on port {port} within {timeout:.0f} s; "
                               f"see {log}")
         time.sleep(0.25)
-
-
-def _warm_up(address: str, home: Path) -> None:
-    """Run a small profile once, so the first command does not pay the server's class loading and the
-    first compilation of its query code."""
-    from lakeindex.lake.dataset import read_dataset
-    from lakeindex.profiling.profiler import ColumnProfiler
-    from lakeindex.spark_session import get_spark
-
-    sample = home / "warmup.csv"
-    rows = [f"{i},c{i % 7},{i * 1.5},2026-01-{1 + i % 28:02d}" for i in range(WARMUP_ROWS)]
-    sample.write_text("\n".join(["id,code,amount,day", *rows]) + "\n", encoding="utf-8")
-    spark = get_spark(remote=address, app_name="lakeindex-engine-warmup", ship=False)
-    ColumnProfiler().profile(read_dataset(spark, str(sample), "csv", infer_schema=True))
 
 
 def _terminate(pid: int, timeout: float) -> bool:

@@ -16,24 +16,23 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import shutil
 import sys
 from collections.abc import MutableMapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.executor_code import cached_zip
+from lakeindex.spark_defaults import (  # noqa: F401 - SparkUnavailable and JAVA_ADVICE are re-exported
+    DEFAULT_DRIVER_MEMORY,
+    JAVA_ADVICE,
+    SQL_CONF,
+    STATIC_CONF,
+    SparkUnavailable,
+    require_java,
+)
 
 if TYPE_CHECKING:
     from pyspark.sql import SparkSession
-
-JAVA_ADVICE = ("Spark needs Java 17: install it (Debian/Ubuntu: `apt-get install openjdk-17-jre-headless`, "
-               "macOS: `brew install openjdk@17`) and put `java` on PATH or set JAVA_HOME")
-
-
-class SparkUnavailable(RuntimeError):
-    """Spark cannot start on this machine (usually: no Java)."""
-
 
 def local_python(env: MutableMapping[str, str]) -> None:
     """Default ``PYSPARK_PYTHON`` (and the driver's) to the running interpreter; an explicit setting wins."""
@@ -43,31 +42,6 @@ def local_python(env: MutableMapping[str, str]) -> None:
 
 class SessionError(ValueError):
     """Contradictory session options (e.g. both a master and a Spark Connect address)."""
-
-
-# session-level SQL settings the library wants on every session, classic or Connect
-SQL_CONF = {
-    "spark.sql.execution.arrow.pyspark.enabled": "true",
-    # timestamps render as text in UTC, as the index build renders them (lakeindex.lake.rendering)
-    "spark.sql.session.timeZone": "UTC",
-    "spark.sql.adaptive.enabled": "true",
-    "spark.sql.adaptive.coalescePartitions.enabled": "true",
-}
-# static settings of the sessions (and the engine) the library starts itself. pyspark's DataFrame debugging
-# walks the Python stack on every API call to name the calling line in errors, and tries to import IPython
-# and ipykernel each time to skip their frames: on a Connect client that was a second of a small command.
-# lakeindex reports errors itself. A Connect client reads the setting from its server.
-STATIC_CONF = {"spark.python.sql.dataFrameDebugging.enabled": "false"}
-
-
-DEFAULT_DRIVER_MEMORY = "4g"  # unless LAKEINDEX_DRIVER_MEMORY says
-
-
-def require_java() -> None:
-    """Raise :class:`SparkUnavailable` (with how to install it) when there is no ``java`` to start Spark with."""
-    java_home = os.environ.get("JAVA_HOME")
-    if not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))) and not shutil.which("java"):
-        raise SparkUnavailable("java not found. " + JAVA_ADVICE)
 
 
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,

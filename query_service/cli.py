@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import logging.config
 import os
-import sys
 from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK
@@ -42,9 +41,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     workers = f"{args.workers} worker processes" if args.workers > 1 else "1 worker process"
     newer = (f"a newer one is picked up within {args.watch_interval:g} s" if args.watch_interval > 0
              else "a newer one on POST /admin/reload")
-    print(f"lakeindex serve: index {Path(args.index).resolve()} version {version} ({newer}) on "
-          f"http://{args.host}:{args.port} with {workers}; API docs at http://{args.host}:{args.port}/docs",
-          file=sys.stderr, flush=True)
+    # through the service's logging, so the line starts with its timestamp like every other
+    logging.getLogger("lakeindex.serve").info(
+        f"lakeindex serve: index {Path(args.index).resolve()} version {version} ({newer}) on "
+        f"http://{args.host}:{args.port} with {workers}; API docs at http://{args.host}:{args.port}/docs")
     if args.workers > 1:
         # one process per worker, each with its own read-only index handle and caches
         os.environ.update(settings.to_env(str(Path(args.index).resolve())))

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from lakeindex import spark_session
+from lakeindex import spark_defaults, spark_session
 from lakeindex.cli import main
 from lakeindex.index.format import IMPURITY_SCALE, pack
 from lakeindex.index.store import VersionBuilder, write_sst
@@ -88,7 +88,7 @@ def test_missing_java_is_a_clear_error(monkeypatch):
 
     monkeypatch.setattr(SparkSession, "getActiveSession", staticmethod(lambda: None))
     monkeypatch.setenv("JAVA_HOME", "/nonexistent")
-    monkeypatch.setattr(spark_session.shutil, "which", lambda name: None)
+    monkeypatch.setattr(spark_defaults.shutil, "which", lambda name: None)
     with pytest.raises(spark_session.SparkUnavailable, match="Java 17"):
         spark_session.get_spark("local[1]")
 
@@ -151,7 +151,7 @@ def test_serve_runs_with_the_interpreters_collector(monkeypatch, index):
     assert seen["threshold"] == (700, 10, 10)
 
 
-def test_serve_says_where_it_listens_and_which_index_version(monkeypatch, index, capsys):
+def test_serve_says_where_it_listens_and_which_index_version(monkeypatch, index, caplog):
     import logging.config
 
     import uvicorn
@@ -161,6 +161,7 @@ def test_serve_says_where_it_listens_and_which_index_version(monkeypatch, index,
     monkeypatch.setattr(uvicorn, "run", lambda *a, **k: None)
     monkeypatch.setattr(logging.config, "dictConfig", lambda config: None)
     monkeypatch.setattr(logging, "captureWarnings", lambda capture: None)
-    assert main(["serve", "--index", str(index), "--port", "8123"]) == 0
-    err = capsys.readouterr().err
+    with caplog.at_level(logging.INFO, logger="lakeindex.serve"):  # a timestamped log line, as every other
+        assert main(["serve", "--index", str(index), "--port", "8123"]) == 0
+    err = caplog.text
     assert "http://127.0.0.1:8123" in err and f"version {current_version(index)}" in err, err

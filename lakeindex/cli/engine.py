@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from lakeindex.cli.output import EXIT_OK, emit
 
@@ -11,8 +12,25 @@ def cmd_start(args: argparse.Namespace) -> int:
     from lakeindex.engine import start
     from lakeindex.spark_session import spark_settings
 
-    emit(start(args.port, spark_settings(args.conf, args.properties_file), warmup=args.warmup))
+    emit(start(args.port, spark_settings(args.conf, args.properties_file), warm_up=warm_up if args.warmup else None))
     return EXIT_OK
+
+
+WARMUP_ROWS = 64
+
+
+def warm_up(address: str, home: Path) -> None:
+    """Run a small profile once against the engine at ``address``, so the first command does not pay the
+    server's class loading and the first compilation of its query code."""
+    from lakeindex.lake.dataset import read_dataset
+    from lakeindex.profiling.profiler import ColumnProfiler
+    from lakeindex.spark_session import get_spark
+
+    sample = home / "warmup.csv"
+    rows = [f"{i},c{i % 7},{i * 1.5},2026-01-{1 + i % 28:02d}" for i in range(WARMUP_ROWS)]
+    sample.write_text("\n".join(["id,code,amount,day", *rows]) + "\n", encoding="utf-8")
+    spark = get_spark(remote=address, app_name="lakeindex-engine-warmup", ship=False)
+    ColumnProfiler().profile(read_dataset(spark, str(sample), "csv", infer_schema=True))
 
 
 def cmd_stop(args: argparse.Namespace) -> int:

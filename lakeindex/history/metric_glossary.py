@@ -40,6 +40,7 @@ _ENTRIES: dict[str, tuple[str, tuple[float, float]]] = {
     "sum": ("sum of the values", (-math.inf, math.inf)),
     "range": ("largest minus smallest value", _COUNT),
     "dist_val_count": ("number of distinct values", _COUNT),
+    "new_value_ratio": ("share of the values that the clean history's vocabulary lacks (a new category)", _RATIO),
     "str_len": ("mean characters per value", _COUNT),
     "char_len": ("mean letters per value", _COUNT),
     "digit_len": ("mean digits per value", _COUNT),
