@@ -35,6 +35,7 @@ from lakeindex.lake.readers import (
     with_partition,
     without_deleted,
 )
+from lakeindex.lake.table_files import file_facts
 from lakeindex.patterns.enumerate import ColumnPatterns, EnumerationLimits, column_patterns
 from lakeindex.patterns.windows import MAX_WINDOWED_VALUES
 
@@ -222,8 +223,7 @@ def _files(batches: Iterable[pa.RecordBatch],
         deletions = batch.column("deleted").to_pylist() if "deleted" in names else [None] * len(paths)
         contents = batch.column("content")
         for i, path in enumerate(paths):
-            part = tuple((k, v) for k, v in json.loads(partitions[i])) if partitions[i] else ()
-            deleted = tuple((a, b) for a, b in json.loads(deletions[i])) if deletions[i] else ()
+            part, deleted = file_facts(partitions[i], deletions[i])
             yield tables[i], relative_table(path, root), contents[i].as_py() or b"", part, deleted
 
 

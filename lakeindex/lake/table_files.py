@@ -11,7 +11,7 @@ from lakeindex.lake.table_model import LakeTable
 if TYPE_CHECKING:
     from pyspark.sql import DataFrame, SparkSession
 
-    from lakeindex.lake.readers import TableRead
+    from lakeindex.lake.readers import Deleted, Partition, TableRead
 
 
 def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str, str]]:
@@ -19,6 +19,13 @@ def file_rows(tables: list[LakeTable]) -> list[tuple[str, str, str, str]]:
     what executors reading the files join on to know each file's table, partition columns and the rows a
     deletion vector removed."""
     return sorted((f.path, t.name, json.dumps(f.partition), json.dumps(f.deleted)) for t in tables for f in t.files)
+
+
+def file_facts(partition: str | None, deleted: str | None) -> tuple[Partition, Deleted]:
+    """A data file's partition values and deleted row runs from the JSON :func:`file_rows` wrote for it (empty
+    when absent): what executors reading the file apply."""
+    return (tuple((k, v) for k, v in json.loads(partition)) if partition else (),
+            tuple((a, b) for a, b in json.loads(deleted)) if deleted else ())
 
 
 def lake_files(spark: SparkSession, root: str) -> DataFrame:

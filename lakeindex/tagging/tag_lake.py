@@ -33,7 +33,7 @@ from pyspark.sql import functions as F
 from lakeindex.lake.catalog import catalog_tables
 from lakeindex.lake.listing import lake_uri, relative_table
 from lakeindex.lake.readers import read_table, with_names, with_partition, without_deleted
-from lakeindex.lake.table_files import file_contents
+from lakeindex.lake.table_files import file_contents, file_facts
 from lakeindex.lake.tables import list_tables
 from lakeindex.spark_session import is_connect
 
@@ -72,8 +72,7 @@ def _sample_partition(batches, root: str, quotas: dict[str, int], sample: int,  
         for i, path in enumerate(paths):
             table, rel = tables[i], relative_table(path, root)
             quota = quotas.get(table, sample)
-            partition = tuple((k, v) for k, v in json.loads(partitions[i]))
-            deleted = tuple((a, b) for a, b in json.loads(deletions[i]))
+            partition, deleted = file_facts(partitions[i], deletions[i])
             read = with_names(without_deleted(read_table(rel, contents[i].as_py() or b"", encoding), deleted),
                               (names or {}).get(table, ()))
             read = with_partition(read, partition)
