@@ -182,8 +182,11 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
 
     if not table.files:
         raise DatasetError(f"{path}: {table.format} table {table.name} (version {table.version}) has no data files")
-    df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in table.files]), table)
-    if table.column_names:  # a column mapping: the files hold physical names
+    reader = spark.read
+    if table.schema is not None:  # Iceberg: columns resolve by Parquet field id, under the schema's names
+        reader = reader.schema(_field_id_schema(spark, table.schema))
+    df = _without_deleted(spark, reader.parquet(*[_glob_escape(f.path) for f in table.files]), table)
+    if table.column_names and table.schema is None:  # a Delta column mapping: the files hold physical names
         renamed = dict(table.column_names)
         df = df.toDF(*[renamed.get(c, c) for c in df.columns])
     held = set(df.columns)
@@ -199,9 +202,26 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
     return df
 
 
+def _field_id_schema(spark: SparkSession, schema: Any) -> Any:
+    """The Spark schema of an Arrow schema whose top-level fields carry Parquet field ids, with the ids, so
+    that Spark's Parquet reader matches columns by id: a renamed column is read under its new name, a column
+    added later is null in older files. Reading by id is a session setting that changes only reads whose
+    schema carries ids, so it stays on (a DataFrame reads when an action runs)."""
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+
+    from lakeindex.lake.readers import field_ids
+
+    spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    ids = field_ids(schema)
+    return StructType([StructField(f.name, from_arrow_type(f.type), True,
+                                   {"parquet.field.id": ids[f.name]} if f.name in ids else {}) for f in schema])
+
+
 def _without_deleted(spark: SparkSession, df: DataFrame, table: LakeTable) -> DataFrame:
-    """``df`` (the table's files read by Spark) less the rows the files' deletion vectors removed: an anti-join
-    of each row's file and position (Parquet's ``_metadata.row_index``) with the deleted runs."""
+    """``df`` (the table's files read by Spark) less the rows the files' deletion vectors or position deletes
+    removed: an anti-join of each row's file and position (Parquet's ``_metadata.row_index``) with the deleted
+    runs."""
     from pyspark.sql import functions as F
 
     runs = [(_file_key(f.path), start, stop) for f in table.files for start, stop in f.deleted]
