@@ -4,8 +4,11 @@ Schema evolution: ``people`` was written, then ``name`` renamed to ``full_name``
 column ``name`` (another field id) added, more rows appended, and ``city`` renamed to ``town`` with no data
 written since. Iceberg maps columns by field id, so the older file's ``name`` is ``full_name``, its ``gone``
 is not read, and the new ``name`` is null in its rows. Position deletes: ``orders`` has two files and a
-position delete file removing rows 0, 3 and 4 of the first (``tests/iceberg_deletes.py``). The expected
-rows below are written out by hand from those operations (pyiceberg's own reader agrees, checked too).
+position delete file removing rows 0, 3 and 4 of the first (``tests/iceberg_deletes.py``). Name mapping:
+``imported`` holds a Parquet file without field ids added with ``add_files`` (so the table has a name
+mapping), then ``s`` renamed to ``label`` and a row appended. ``merged`` has an equality delete file, which
+is not read yet: it is skipped with its reason. The expected rows below are written out by hand from those
+operations (pyiceberg's own reader agrees, checked too).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import csv
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from lakeindex.index import build as job
@@ -30,6 +34,7 @@ PEOPLE = [(i, n, c, None) for i, n, c, _ in OLD] + NEW
 FIRST = [(i, f"A-{i:03d}") for i in range(6)]
 SECOND = [(i, f"B-{i:03d}") for i in range(6, 9)]
 ORDERS = [FIRST[1], FIRST[2], FIRST[5], *SECOND]  # rows 0, 3 and 4 of the first file deleted
+IMPORTED = [(1, "L-a"), (2, "L-b"), (3, "L-c")]
 
 
 def _write_lake(base):
@@ -62,10 +67,21 @@ def _write_lake(base):
     orders = add_position_deletes(orders, first, [0, 3, 4])
     _csv(ref / "orders.csv", ["id", "code"], ORDERS)
 
+    plain = pa.schema([("id", pa.int64()), ("s", pa.string())])
+    imported = catalog.create_table("db.imported", location=f"file://{lake}/imported", schema=plain)
+    (lake / "imported" / "data").mkdir(parents=True)
+    pq.write_table(pa.table({"id": [1, 2], "s": ["L-a", "L-b"]}, plain),
+                   lake / "imported" / "data" / "imported.parquet")  # no field ids, as a file Hive wrote
+    imported.add_files([f"file://{lake}/imported/data/imported.parquet"])
+    with imported.update_schema() as update:
+        update.rename_column("s", "label")
+    imported.append(_arrow(imported, IMPORTED[2:]))
+    _csv(ref / "imported.csv", ["id", "label"], IMPORTED)
+
     merged = catalog.create_table("db.merged", location=f"file://{lake}/merged", schema=schema)
     merged.append(_arrow(merged, FIRST))
     add_equality_deletes(merged, "id", [1])
-    return lake, ref, {"people": people, "orders": orders}
+    return lake, ref, {"people": people, "orders": orders, "imported": imported}
 
 
 def _arrow(table, rows) -> pa.Table:  # noqa: ANN001
@@ -97,6 +113,9 @@ def test_pyiceberg_itself_reads_the_hand_written_rows(lakes):
     assert people.column_names == ["id", "full_name", "town", "name"]
     assert sorted(zip(*people.to_pydict().values(), strict=True)) == PEOPLE
     assert sorted(zip(*tables["orders"].scan().to_arrow().to_pydict().values(), strict=True)) == ORDERS
+    imported = tables["imported"].scan().to_arrow()
+    assert imported.column_names == ["id", "label"]
+    assert sorted(zip(*imported.to_pydict().values(), strict=True)) == IMPORTED
 
 
 def test_the_table_maps_columns_by_field_id_and_lists_deleted_rows(lakes):
@@ -105,6 +124,8 @@ def test_the_table_maps_columns_by_field_id_and_lists_deleted_rows(lakes):
     assert dict(people.column_names) == {1: "id", 2: "full_name", 3: "town", 5: "name"}
     orders = format_table(str(lake / "orders"))
     assert sorted(f.deleted for f in orders.files) == [(), ((0, 1), (3, 5))]
+    imported = format_table(str(lake / "imported"))
+    assert dict(imported.column_names) == {1: "id", 2: "label", "id": "id", "s": "label", "label": "label"}
 
 
 def test_the_index_equals_the_live_rows_under_current_names_as_files(spark, lakes, tmp_path):
@@ -113,7 +134,8 @@ def test_the_index_equals_the_live_rows_under_current_names_as_files(spark, lake
     reference = job.build_index(spark, str(ref), tmp_path / "ref", min_coverage=1, progress=False)
     for key in ("tables_scanned", "columns_scanned", "cells_scanned", "values_scanned", "patterns"):
         assert real[key] == reference[key], key
-    assert real["columns_scanned"] == 6 and real["cells_scanned"] == 4 * len(PEOPLE) + 2 * len(ORDERS)
+    assert real["columns_scanned"] == 8
+    assert real["cells_scanned"] == 4 * len(PEOPLE) + 2 * len(ORDERS) + 2 * len(IMPORTED)
     assert _items(tmp_path / "real") == _items(tmp_path / "ref")
     reasons = {s["file"]: s["reason"] for s in real["skipped_files"]}
     assert list(reasons) == ["merged"] and "equality delete" in reasons["merged"]
@@ -121,8 +143,8 @@ def test_the_index_equals_the_live_rows_under_current_names_as_files(spark, lake
 
     tagged = tag_lake(spark, str(lake), str(tmp_path / "real"))
     assert sorted((c["table"], c["column"]) for c in tagged["columns"]) == [
-        ("orders", "code"), ("orders", "id"), ("people", "full_name"), ("people", "id"), ("people", "name"),
-        ("people", "town")]
+        ("imported", "id"), ("imported", "label"), ("orders", "code"), ("orders", "id"), ("people", "full_name"),
+        ("people", "id"), ("people", "name"), ("people", "town")]
 
 
 def test_both_data_readers_give_the_live_rows_under_current_names(spark, lakes):
@@ -130,7 +152,7 @@ def test_both_data_readers_give_the_live_rows_under_current_names(spark, lakes):
     from lakeindex.lake.local_dataset import read_local
 
     lake, _, _ = lakes
-    for name, expected in (("people", PEOPLE), ("orders", ORDERS)):
+    for name, expected in (("people", PEOPLE), ("orders", ORDERS), ("imported", IMPORTED)):
         df = read_dataset(spark, str(lake / name))
         assert sorted(tuple(r) for r in df.collect()) == expected, name
         local = read_local(str(lake / name))

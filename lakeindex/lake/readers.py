@@ -86,7 +86,7 @@ Partition = tuple[tuple[str, str | None], ...]  # a data file's partition values
 # row runs [start, stop) removed from a file by a Delta deletion vector or Iceberg position deletes
 Deleted = tuple[tuple[int, int], ...]
 # (name in the data files, column name) of a Delta column mapping, or (Parquet field id, column name) of the
-# columns of an Iceberg schema
+# columns of an Iceberg schema with (name, column name) of its name mapping (for files without field ids)
 ColumnNames = tuple[tuple[str | int, str], ...]
 
 
@@ -124,15 +124,18 @@ def field_ids(schema: pa.Schema) -> dict[str, int]:
 def table_column(name: str, field_id: int | None, names: ColumnNames) -> str | None:
     """The table's name of a file's column ``name`` (Parquet field id ``field_id``), or None when the table no
     longer has it. ``names`` pairs a Delta column mapping's physical names with column names (a column it
-    does not name keeps its file name), or an Iceberg schema's field ids with its current names: a column is
-    read under the name its field id has now (renames), one whose id the schema lacks was dropped, and one
-    without a field id is read by its name if the schema has that name."""
+    does not name keeps its file name), or an Iceberg table's field ids with its current column names: a
+    column is read under the name its field id has now (renames), and one whose id the schema lacks was
+    dropped. A column without a field id (a file added with ``add_files``) is named by the table's name
+    mapping (the (name, column name) pairs beside the ids), else read by its name if the schema has it."""
     mapping = dict(names)
     if not any(isinstance(k, int) for k in mapping):
         return mapping.get(name, name)
-    if field_id is None:
-        return name if name in mapping.values() else None
-    return mapping.get(field_id)
+    if field_id is not None:
+        return mapping.get(field_id)
+    if any(isinstance(k, str) for k in mapping):
+        return mapping.get(name)
+    return name if name in mapping.values() else None
 
 
 def with_names(read: TableRead, names: ColumnNames) -> TableRead:

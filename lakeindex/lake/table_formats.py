@@ -182,10 +182,13 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
         deleted = _runs(np.concatenate(deletes[t.file.file_path])) if t.file.file_path in deletes else ()
         files.append(TableFile(_spark_uri(t.file.file_path), int(t.file.file_size_in_bytes), deleted=deleted))
     # Iceberg data files hold every column, partition source columns included: no values to add. Columns
-    # resolve by field id, so a renamed column is read under its current name and a dropped one not at all
-    ids = tuple((f.field_id, f.name) for f in schema.fields)
+    # resolve by field id, so a renamed column is read under its current name and a dropped one not at all;
+    # a file without field ids, by the table's name mapping
+    current = {f.field_id: f.name for f in schema.fields}
+    aliases = tuple((alias, current[f.field_id]) for f in (table.name_mapping() or ()) if f.field_id in current
+                    for alias in f.names)
     return LakeTable(name, ICEBERG, tuple(sorted(files)), partition_columns, str(snapshot.snapshot_id), location,
-                     column_names=ids, schema=schema_to_pyarrow(schema))
+                     column_names=(*current.items(), *aliases), schema=schema_to_pyarrow(schema))
 
 
 def _position_deletes(name: str, snapshot_id: int, table: object, tasks: list) -> dict[str, list]:
