@@ -211,9 +211,9 @@ def _read_by_field_id(spark: SparkSession, table: LakeTable) -> DataFrame:
 
     from pyspark.sql import functions as F
 
-    from lakeindex.lake.readers import table_column
+    from lakeindex.lake.readers import column_namer
 
-    schema = _field_id_schema(spark, table.schema)
+    schema, name_of = _field_id_schema(spark, table.schema), column_namer(table.column_names)
     named = _files_without_field_ids(table) if any(isinstance(k, str) for k, _ in table.column_names) else {}
     by_id = [f for f in table.files if f.path not in named]
     parts = []
@@ -223,7 +223,7 @@ def _read_by_field_id(spark: SparkSession, table: LakeTable) -> DataFrame:
     for columns in sorted(set(named.values())):
         files = [f for f in table.files if named.get(f.path) == columns]
         df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in files]), files)
-        held = {table_column(c, None, table.column_names): c for c in columns}
+        held = {name_of(c, None): c for c in columns}
         parts.append(df.select([(F.col(f"`{held[f.name]}`") if f.name in held else F.lit(None))
                                 .cast(f.dataType).alias(f.name) for f in schema.fields]))
     return reduce(lambda a, b: a.unionByName(b), parts)
@@ -250,6 +250,7 @@ def _field_id_schema(spark: SparkSession, schema: Any) -> Any:
     """The Spark schema of an Arrow schema whose top-level fields carry Parquet field ids, with the ids, so
     that Spark's Parquet reader matches columns by id. Reading by id is a session setting that changes only
     reads whose schema carries ids, so it stays on (a DataFrame reads when an action runs)."""
+    import pyarrow as pa
     from pyspark.sql.pandas.types import from_arrow_type
     from pyspark.sql.types import StructField, StructType
 
@@ -257,8 +258,11 @@ def _field_id_schema(spark: SparkSession, schema: Any) -> Any:
 
     spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
     ids = field_ids(schema)
-    return StructType([StructField(f.name, from_arrow_type(f.type), True,
-                                   {"parquet.field.id": ids[f.name]} if f.name in ids else {}) for f in schema])
+    # an extension type (Iceberg's uuid) is read as what Parquet stores, its storage type
+    types = [f.type.storage_type if isinstance(f.type, pa.ExtensionType) else f.type for f in schema]
+    return StructType([StructField(f.name, from_arrow_type(t), True,
+                                   {"parquet.field.id": ids[f.name]} if f.name in ids else {})
+                       for f, t in zip(schema, types, strict=True)])
 
 
 def _without_deleted(spark: SparkSession, df: DataFrame, files: Sequence[TableFile]) -> DataFrame:

@@ -186,10 +186,10 @@ def _under_schema(t: pa.Table, table: LakeTable) -> pa.Table:
     predates the column; columns the schema dropped are left out."""
     import pyarrow as pa
 
-    from lakeindex.lake.readers import field_ids, table_column
+    from lakeindex.lake.readers import column_namer, field_ids
 
-    ids = field_ids(t.schema)
-    held = {table_column(n, ids.get(n), table.column_names): n for n in t.column_names}
+    ids, name_of = field_ids(t.schema), column_namer(table.column_names)
+    held = {name_of(n, ids.get(n)): n for n in t.column_names}
     fields = [pa.field(f.name, pa.string() if pa.types.is_large_string(f.type) else f.type)
               for f in table.schema]  # type: ignore[attr-defined]
     return pa.table([t[held[f.name]].cast(f.type) if f.name in held else pa.nulls(t.num_rows, f.type)

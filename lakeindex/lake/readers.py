@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -121,31 +122,38 @@ def field_ids(schema: pa.Schema) -> dict[str, int]:
     return ids
 
 
-def table_column(name: str, field_id: int | None, names: ColumnNames) -> str | None:
-    """The table's name of a file's column ``name`` (Parquet field id ``field_id``), or None when the table no
-    longer has it. ``names`` pairs a Delta column mapping's physical names with column names (a column it
-    does not name keeps its file name), or an Iceberg table's field ids with its current column names: a
-    column is read under the name its field id has now (renames), and one whose id the schema lacks was
-    dropped. A column without a field id (a file added with ``add_files``) is named by the table's name
-    mapping (the (name, column name) pairs beside the ids), else read by its name if the schema has it."""
+def column_namer(names: ColumnNames) -> Callable[[str, int | None], str | None]:
+    """The table's name of a file's column (its name and Parquet field id), or None when the table no longer
+    has it. ``names`` pairs a Delta column mapping's physical names with column names (a column it does not
+    name keeps its file name), or an Iceberg table's field ids with its current column names: a column is
+    read under the name its field id has now (renames), and one whose id the schema lacks was dropped. A
+    column without a field id (a file added with ``add_files``) is named by the table's name mapping (the
+    (name, column name) pairs beside the ids), else read by its name if the schema has it."""
     mapping = dict(names)
     if not any(isinstance(k, int) for k in mapping):
-        return mapping.get(name, name)
-    if field_id is not None:
-        return mapping.get(field_id)
-    if any(isinstance(k, str) for k in mapping):
-        return mapping.get(name)
-    return name if name in mapping.values() else None
+        return lambda name, field_id: mapping.get(name, name)
+    aliased = any(isinstance(k, str) for k in mapping)
+    current = set(mapping.values())
+
+    def name_of(name: str, field_id: int | None) -> str | None:
+        if field_id is not None:
+            return mapping.get(field_id)
+        if aliased:
+            return mapping.get(name)
+        return name if name in current else None
+
+    return name_of
 
 
 def with_names(read: TableRead, names: ColumnNames) -> TableRead:
-    """``read`` with its columns under the table's names (``names``: :func:`table_column`'s mapping); columns
+    """``read`` with its columns under the table's names (``names``: :func:`column_namer`'s mapping); columns
     the table no longer has are left out."""
     if read.skipped or not names:
         return read
+    name_of = column_namer(names)
     columns = []
     for name, arr in read.columns:
-        renamed = table_column(name, read.field_ids.get(name), names)
+        renamed = name_of(name, read.field_ids.get(name))
         if renamed is not None:
             columns.append((renamed, arr))
     read.columns = columns
