@@ -160,3 +160,34 @@ def test_both_data_readers_give_the_live_rows_under_current_names(spark, lakes):
         assert local.table.column_names == df.columns
         assert sorted(zip(*local.table.to_pydict().values(), strict=True)) == expected, name
     assert read_dataset(spark, str(lake / "people")).columns == ["id", "full_name", "town", "name"]
+
+
+def _all_sums(path) -> tuple[dict, dict]:
+    with IndexReader(path) as ix:
+        return dict(ix.items()), dict(ix.tail_items())
+
+
+def test_an_incremental_build_after_deletes_and_a_rename_equals_a_full_build(spark, tmp_path):
+    from pyiceberg.catalog.sql import SqlCatalog
+
+    lake = tmp_path / "lake"
+    lake.mkdir()
+    _csv(lake / "codes.csv", ["code"], [(f"A-{i:03d}",) for i in range(20, 26)])
+    catalog = SqlCatalog("t", uri=f"sqlite:///{tmp_path}/catalog.db", warehouse=f"file://{tmp_path}")
+    catalog.create_namespace("db")
+    orders = catalog.create_table("db.orders", location=f"file://{lake}/orders",
+                                  schema=pa.schema([("id", pa.int64()), ("code", pa.string())]))
+    for rows in (FIRST, SECOND):
+        orders.append(_arrow(orders, rows))
+    ix = tmp_path / "ix"
+    job.build_index(spark, str(lake), ix, min_coverage=2, progress=False)
+    first = next(t.file.file_path for t in orders.scan().plan_files() if t.file.record_count == len(FIRST))
+    orders = add_position_deletes(orders, first, [0, 3, 4])
+    with orders.update_schema() as update:
+        update.rename_column("code", "label")
+    meta = job.build_index(spark, str(lake), ix, min_coverage=2, incremental=True, progress=False)
+    assert "full_build" not in meta["incremental"], meta["incremental"]
+    assert meta["incremental"]["changed_tables"] == 1
+    full = job.build_index(spark, str(lake), tmp_path / "full", min_coverage=2, progress=False)
+    assert full["cells_scanned"] == 6 + 2 * len(ORDERS)
+    assert _all_sums(ix) == _all_sums(tmp_path / "full")
