@@ -192,18 +192,31 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
 
 
 def _position_deletes(name: str, snapshot_id: int, table: object, tasks: list) -> dict[str, list]:
-    """The row positions the position delete files of snapshot ``snapshot_id``'s scan ``tasks`` remove, by
-    data file path, read by pyiceberg; other delete files (deletion vectors) raise :class:`TableError`."""
-    from pyiceberg.io.pyarrow import _read_all_delete_files
+    """The row positions (lists) each data file's position delete files remove, by data file path: the
+    delete files pyiceberg's scan planning gives each data file of snapshot ``snapshot_id`` (``tasks``), read
+    through the table's file IO (Parquet files of ``file_path`` and ``pos`` columns, as the Iceberg spec
+    lays them out). Other delete files (deletion vectors) raise :class:`TableError`."""
+    import pyarrow.parquet as pq
     from pyiceberg.manifest import DataFileContent
 
+    by_delete_file: dict[str, dict[str, object]] = {}
+    out: dict[str, list] = {}
     for t in tasks:
         for d in t.delete_files:
             if d.content != DataFileContent.POSITION_DELETES or file_format(d.file_path) != "parquet":
                 raise TableError(f"{name}: Iceberg snapshot {snapshot_id} has delete file {d.file_path} "
                                  f"({d.content.name.lower()}, {d.file_format}): only Parquet position deletes "
                                  "are read; compact the table (rewrite_data_files) first")
-    return _read_all_delete_files(table.io, tasks)  # type: ignore[attr-defined]
+            if d.file_path not in by_delete_file:
+                with table.io.new_input(d.file_path).open() as fh:  # type: ignore[attr-defined]
+                    rows = pq.read_table(fh, columns=["file_path", "pos"])
+                grouped = rows.group_by("file_path").aggregate([("pos", "list")])
+                by_delete_file[d.file_path] = dict(zip(grouped["file_path"].to_pylist(),
+                                                       grouped["pos_list"].to_pylist(), strict=True))
+            positions = by_delete_file[d.file_path].get(t.file.file_path)
+            if positions is not None:
+                out.setdefault(t.file.file_path, []).append(positions)
+    return out
 
 
 def is_delta_table(location: str) -> bool:
