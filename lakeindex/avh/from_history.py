@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakeindex.avh.learner import learn_program
+from lakeindex.avh.normality import clt_fallbacks
 from lakeindex.avh.program import AVHProgram, Verdict
 from lakeindex.history.batches import BatchRecord
 
@@ -54,8 +55,12 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
         if not issues:
             skipped[column] = "no synthetic-issue features for the latest batch"
             continue
+        # Prop. 3 only where the newest clean batch's rows are many enough for their skewness (normality.py)
+        summary = next((r.summaries[column] for r in reversed(records) if column in r.summaries), None)
+        bound_kinds = clt_fallbacks(summary, delta, history) if summary is not None else None
         try:
-            programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses)
+            programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses,
+                                             bound_kinds=bound_kinds)
         except ValueError as exc:
             skipped[column] = str(exc)
     return DatasetPrograms(programs, [r.batch_id for r in records], skipped, delta)
