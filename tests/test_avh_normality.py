@@ -89,6 +89,7 @@ def test_one_row_distribution_keeps_the_clt_at_1000_rows_and_leaves_it_at_20():
     # a looser budget tolerates more: at delta = 0.2, k = 1.281552 and (k^2 - 1) phi(k) / 6 / 0.1
     # = 0.6424 * 0.1755 / 0.6 = 0.1879, so 0.0353 gamma^2 = 0.60 rows suffice
     assert "mean" not in clt_fallbacks(small, 0.2)
+    assert clt_fallbacks(small, 1.0) == {}  # a budget of 1 spends no tail
 
 
 def test_learning_gives_a_skewed_20_row_mean_chebyshev(monkeypatch):
@@ -106,5 +107,6 @@ def test_learning_gives_a_skewed_20_row_mean_chebyshev(monkeypatch):
         values = [0.0] * 19 + [10.0 + b]
         records.append(profile(pd.DataFrame({"x": values}), f"b{b}", records[-1] if records else None,
                                issues=b == 3))
-    from_history.learn_dataset_programs(records)
+    programs = from_history.learn_dataset_programs(records)
     assert seen["x"]["mean"] is BoundKind.CHEBYSHEV
+    assert programs.programs["x"].options["bound_kinds"]["mean"] == "chebyshev"  # the program says why

@@ -57,8 +57,8 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
             continue
         # Prop. 3 only where the newest clean batch's rows are many enough for their skewness (normality.py)
         summary = next((r.summaries[column] for r in reversed(records) if column in r.summaries), None)
-        bound_kinds = clt_fallbacks(summary, delta, history) if summary is not None else None
         try:
+            bound_kinds = clt_fallbacks(summary, delta, history) if summary is not None else None
             programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses,
                                              bound_kinds=bound_kinds)
         except ValueError as exc:
