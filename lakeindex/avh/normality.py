@@ -10,7 +10,7 @@ so each normal tail beyond ``k`` sigma is off by about ``|gamma| (k**2 - 1) phi(
 clause that spends the whole budget ``delta`` sits at ``k_delta`` with ``2 (1 - Phi(k_delta)) = delta``;
 when the skewness term there exceeds the normal tail it corrects (``delta / 2``), the normal tail does
 not describe the batch's average, and the metric gets the distribution-free Chebyshev bound (Prop. 1).
-At ``delta = 0.001`` that is ``n < 34 gamma**2``: 1,000 rows keep the CLT up to ``|gamma| = 5.4``, 20 rows
+At ``delta = 0.001`` that is ``n < 33.9 gamma**2``: 1,000 rows keep the CLT up to ``|gamma| = 5.4``, 20 rows
 only up to ``|gamma| = 0.77``.
 
 Why not Berry-Esseen: its error bound ``C rho / (sigma**3 sqrt(n))`` (``C <= 0.4748``, ``rho / sigma**3 >= 1``)
@@ -25,7 +25,7 @@ batches, infinite when p is 0 or 1: no row differs, nothing is normal); the text
 non-null values, whose lengths come from the clean history's vocabulary (``history_values``, else the
 batch's value frequencies; empty strings have length 0; values beyond the ``top_k`` kept are not seen);
 ``mean`` averages the complete values, which only the newest batch describes, by its quantile grid's atoms
-(``summary.QUANTILE_GRID``, exact for batches of up to 100 rows).
+(``summary.QUANTILE_GRID``: each value's mass within the grid's 1 % steps, exact when the count divides 100).
 """
 
 from __future__ import annotations
