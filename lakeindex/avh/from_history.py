@@ -1,7 +1,8 @@
 """AVH programs for every column of a dataset, learned from its batch history in the metrics repository.
 
-Learning reads only stored features (no data): the clean batches' feature dicts and the synthetic-issue
-features of the latest clean batch. Columns with too short a history (fewer than ``MIN_HISTORY`` clean
+Learning reads only stored features (no data): the clean batches' feature dicts, and the synthetic-issue
+features and column summaries of the latest clean batch (its row counts and value shapes decide where the
+CLT bound applies, ``normality``). Columns with too short a history (fewer than ``MIN_HISTORY`` clean
 batches) get no program, and the result says so.
 """
 
