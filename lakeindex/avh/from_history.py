@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakeindex.avh.learner import learn_program
+from lakeindex.avh.leave_one_out import column_history
 from lakeindex.avh.normality import clt_fallbacks
 from lakeindex.avh.program import AVHProgram, Verdict
 from lakeindex.history.batches import BatchRecord
@@ -45,8 +46,9 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
     latest = records[-1]
     programs, skipped = {}, {}
     for column in latest.features:
-        # the first batch has no two-distribution metrics: it still describes single-distribution ones
-        history = [r.features[column] for r in records if column in r.features]
+        # the first batch has no two-distribution metrics: it still describes single-distribution ones;
+        # new_value_ratio each batch against all the others where the summaries allow it (leave_one_out)
+        history = column_history(records, column)
         if len(history) < MIN_HISTORY:
             skipped[column] = f"only {len(history)} clean batches (need {MIN_HISTORY})"
             continue
@@ -71,7 +73,7 @@ def check_dataset(programs: DatasetPrograms, records: Sequence[BatchRecord], new
     """Each column's verdict for a new batch (features computed against the latest clean batch)."""
     verdicts = {}
     for column, program in programs.programs.items():
-        history = [r.features[column] for r in records if column in r.features]
+        history = column_history(records, column)
         if column not in new.features:
             verdicts[column] = Verdict(False, (), 0)
             continue
