@@ -10,18 +10,8 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from lakeindex.avh.leave_one_out import column_history, new_value_ratio_against_others
-from lakeindex.history.batches import profile
-
-
-def test_a_value_no_other_batch_has_is_new():
-    # the batch: a x3, b x1 and one value in the rest bucket (known); all batches together: a 10, b 1, c 4,
-    # so b is this batch's alone: 1 of 5 values is new
-    assert new_value_ratio_against_others({"a": 3, "b": 1}, 5, {"a": 10, "b": 1, "c": 4}) == pytest.approx(0.2)
-    # d is beyond the vocabulary kept (top_k): new, as it would be for a new batch
-    assert new_value_ratio_against_others({"a": 2, "d": 2}, 4, {"a": 10}) == pytest.approx(0.5)
-    with pytest.raises(ValueError, match="without complete values"):
-        new_value_ratio_against_others({}, 0, {"a": 1})
+from lakeindex.avh.leave_one_out import column_history
+from lakeindex.history.batches import LIGHT_METRICS, NEW_VALUES_KEPT, BatchRecord, profile
 
 
 def _records(weeks: list[list[str]]):
@@ -50,8 +40,35 @@ def test_a_value_only_one_batch_ever_had_stays_new():
     assert [h.get("new_value_ratio") for h in column_history(records, "label")] == [None, 0.5, 0.0, 0.5]
 
 
-def test_without_the_summaries_the_stored_values_are_kept():
-    # light records (only the newest loaded in full) cannot tell which values the other batches had
+def test_light_records_read_back_give_the_same_history():
+    # what validate-batch learns from: the older batches read back with the light metrics only, the newest
+    # in full (its vocabulary: the history's value counts)
     records = _records([["x", "y"], ["x", "z"], ["z", "y"], ["x", "y"]])
-    light = [replace(r, summaries={}) for r in records[:-1]] + [records[-1]]
-    assert [h.get("new_value_ratio") for h in column_history(light, "label")] == [None, 0.5, 0.0, 0.0]
+
+    def read_back(r: BatchRecord, names: list[str] | None) -> BatchRecord:
+        return BatchRecord.from_metrics(r.key(), [m for m in r.to_metrics() if names is None or m.name in names])
+
+    stored = [read_back(r, LIGHT_METRICS) for r in records[:-1]] + [read_back(records[-1], None)]
+    assert [r.new_values.get("label") for r in stored] == [None, {"z": 1.0}, {}, {}]
+    assert [h.get("new_value_ratio") for h in column_history(stored, "label")] == [None, 0.0, 0.0, 0.0]
+
+
+def test_a_share_of_the_brought_values_that_later_batches_have_is_not_new():
+    # w1 brings z (x1) and q (x2) of 4 values: stored 3/4; z comes back in w2, q never: 2/4
+    records = _records([["x", "y"], ["x", "z", "q", "q"], ["z", "y"], ["x", "y"]])
+    assert records[1].features["label"]["new_value_ratio"] == pytest.approx(0.75)
+    assert column_history(records, "label")[1]["new_value_ratio"] == pytest.approx(0.5)
+
+
+def test_without_the_new_values_the_stored_ratio_is_kept():
+    # records stored before new values were (or with too many to keep) cannot say which are the batch's alone
+    records = _records([["x", "y"], ["x", "z"], ["z", "y"], ["x", "y"]])
+    old = [replace(r, new_values={}) for r in records]
+    assert [h.get("new_value_ratio") for h in column_history(old, "label")] == [None, 0.5, 0.0, 0.0]
+
+
+def test_too_many_new_values_are_not_stored():
+    # a key column brings NEW_VALUES_KEPT + 1 values in its second batch: not stored, the stored ratio stays
+    records = _records([["k0"], [f"k{i}" for i in range(1, NEW_VALUES_KEPT + 2)], ["k0"], ["k0"]])
+    assert "label" not in records[1].new_values
+    assert column_history(records, "label")[1]["new_value_ratio"] == 1.0
