@@ -338,8 +338,9 @@ class BatchHistory:
         self.clean_batches: int | None = None  # the clean history's length after this object's last ``add``
 
     def records(self, status: str | None = ACCEPTED, light: bool = False) -> list[BatchRecord]:
-        """Stored batches, oldest first. ``light`` reads only status, features and kNN vectors (what learning
-        needs from older batches) and loads the newest one in full: summaries, issue features, samples."""
+        """Stored batches, oldest first. ``light`` reads only status, features, new values and kNN vectors
+        (what learning needs from older batches) and loads the newest one in full: summaries, issue features,
+        samples."""
         if light:
             return self.with_latest_in_full(self.light_records(status))
         q = self.repo.load().for_dataset(self.dataset)
@@ -347,7 +348,7 @@ class BatchHistory:
         return [r for r in recs if status is None or r.status == status]
 
     def light_records(self, status: str | None = None) -> list[BatchRecord]:
-        """Stored batches (of ``status``, None: all), oldest first, with status, features and kNN vectors
+        """Stored batches (of ``status``, None: all), oldest first, with status, features, new values and kNN vectors
         only: one repository read, which a command shares between its duplicate-id check and its history."""
         q = self.repo.load().for_dataset(self.dataset).for_analyzers(LIGHT_METRICS)
         recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
