@@ -127,6 +127,18 @@ def test_a_wrapped_list_keeps_its_brackets_and_repeats_the_item():
     assert_accepts(cand.pattern, accept, reject)
 
 
+def test_the_shortest_training_list_bounds_the_count_from_one_hundred_lists():
+    """Lists of 3 or 4 numbers: with 99 of them (counted with repeats) the count is open from the two items
+    any list of varying length may have, {1,}; with 100, from the shortest training list, 3 items: {2,}
+    (a new list undercuts all of n exchangeable training lists with probability at most 1/(n + 1))."""
+    for n, quant in ((99, "{1,}"), (100, "{2,}")):
+        counts = Counter({"[1,2,3]": n - 1, "[4,5,6,7]": 1})
+        assert repetition_rule(counts, stub_solve) == Candidate(f"[<digit>+<rep>,<digit>+</rep>{quant}]", 0.01, 50)
+    # lists of one length keep it, however few
+    assert repetition_rule(["[1,2,3]", "[4,5,6]"], stub_solve) == Candidate("[<digit>+<rep>,<digit>+</rep>{2}]",
+                                                                              0.01, 50)
+
+
 def test_a_list_with_a_head_gets_the_head_pattern_before_the_block():
     """ids=3|4|5: "ids=3" is not an item, so only the head forms fit; head + items (FPR 0.02 + 0.01)
     beats head + items + tail (0.04). Two to three items follow the head, and two lists are too few for
