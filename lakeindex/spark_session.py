@@ -98,7 +98,7 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
 
             from lakeindex.jvm_notice_filter import start_context_without_notice
 
-            if SparkContext._active_spark_context is None:
+            if SparkContext._gateway is None:  # no JVM in this process yet (pyspark reuses a stopped one's)
                 start_context_without_notice({"spark.master": master or "local[*]", "spark.app.name": app_name,
                                               **conf})
         spark = builder.getOrCreate()
