@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pytest
+from pyspark.sql import DataFrame
 
 from lakeindex import checks
 from lakeindex.profiling import ColumnProfile, DatasetProfile
@@ -250,12 +251,12 @@ LAKE = Path(__file__).resolve().parents[1] / "sample_lake" / "tables"
 BUNDLED_TABLES = sorted(p.name for p in LAKE.iterdir() if not p.name.startswith((".", "_")))
 
 
-def read_both(spark, path: str) -> list[pa.Table]:
-    """The rows as suggest reads them (text), and as check reads them by default (typed) if that differs."""
+def typed_unless_same(spark, path: str, text: DataFrame) -> list[pa.Table]:
+    """The rows as check reads them by default (typed), unless that read is the text one (Parquet, JSON lines)."""
     from lakeindex.lake.dataset import read_dataset
 
-    text, typed = read_dataset(spark, path, infer_schema=False), read_dataset(spark, path, infer_schema=True)
-    return [text.toArrow()] + ([typed.toArrow()] if typed.schema != text.schema else [])
+    typed = read_dataset(spark, path, infer_schema=True)
+    return [typed.toArrow()] if typed.schema != text.schema else []
 
 
 def test_the_bundled_lake_is_all_there():
@@ -269,10 +270,11 @@ def test_suggestions_hold_on_every_bundled_table(spark, name):
     from lakeindex.lake.dataset import read_dataset
 
     path = str(LAKE / name)
-    result = ConstraintSuggestionRunner().on_data(read_dataset(spark, path, infer_schema=False)).run()
+    text = read_dataset(spark, path, infer_schema=False)
+    result = ConstraintSuggestionRunner().on_data(text).run()
     assert result.suggestions
     constraints = [s.constraint for s in result.suggestions]
-    for table in read_both(spark, path):
+    for table in [text.toArrow(), *typed_unless_same(spark, path, text)]:
         assert constraint_oracle.failing(constraints, table) == [], (name, table.schema)
 
 
@@ -283,9 +285,9 @@ def test_the_oracle_finds_deequs_approximate_uniqueness_failing_on_auth_events(s
 
     path = str(LAKE / "auth_events_001.csv")
     rules = [r for r in DEFAULT_RULES if not isinstance(r, UniqueIfUniqueRule)] + [UniqueIfApproximatelyUniqueRule()]
-    result = ConstraintSuggestionRunner().add_constraint_rules(rules).on_data(
-        read_dataset(spark, path, infer_schema=False)).run()
-    text = read_both(spark, path)[0]
+    df = read_dataset(spark, path, infer_schema=False)
+    result = ConstraintSuggestionRunner().add_constraint_rules(rules).on_data(df).run()
+    text = df.toArrow()
     failed = constraint_oracle.failing([s.constraint for s in result.suggestions], text)
     assert failed and {c["type"] for c, _ in failed} == {"is_unique"}
     for c, value in failed:  # a repeated value: fewer distinct values than non-null rows
