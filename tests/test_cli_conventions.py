@@ -150,11 +150,12 @@ def test_bad_spark_settings_name_where_they_are(tmp_path, conf, text, message):
 def test_session_options_reach_the_session(monkeypatch, tmp_path):
     seen = {}
     monkeypatch.setattr("lakeindex.spark_session.get_spark",
-                        lambda master, app, extra=None, remote=None, ship=True: seen.update(master=master, extra=extra))
+                        lambda master, app, extra=None, remote=None, ship=True, quiet=False:
+                        seen.update(master=master, extra=extra, quiet=quiet))
     args = build_parser().parse_args(["profile", str(ROOT / "pyproject.toml"), "--conf", "spark.driver.memory=9g",
-                                      "--master", "local[1]"])
+                                      "--master", "local[1]", "--quiet"])
     session_from_args(args)
-    assert seen == {"master": "local[1]", "extra": {"spark.driver.memory": "9g"}}
+    assert seen == {"master": "local[1]", "extra": {"spark.driver.memory": "9g"}, "quiet": True}
 
 
 def test_spark_connect_refuses_settings_it_cannot_apply():
