@@ -45,10 +45,12 @@ class SessionError(ValueError):
 
 
 def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool = False,
-              extra: dict[str, str] | None = None, remote: str | None = None, ship: bool = True) -> SparkSession:
+              extra: dict[str, str] | None = None, remote: str | None = None, ship: bool = True,
+              quiet: bool = False) -> SparkSession:
     """Return the active session or start one: a Spark Connect session when ``remote`` or ``SPARK_REMOTE``
     names a server, else classic (local[*] unless ``master`` or spark-submit says). ``ship=False``: the
-    Connect server already runs this code (the lakeindex engine started from it)."""
+    Connect server already runs this code (the lakeindex engine started from it). ``quiet``: a JVM this
+    process starts does not print Java's incubator-module notice (:mod:`lakeindex.jvm_notice_filter`)."""
     from pyspark.sql import SparkSession
 
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
@@ -91,6 +93,14 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     for k, v in conf.items():
         builder = builder.config(k, v)
     try:
+        if quiet and not submitted:
+            from pyspark import SparkContext
+
+            from lakeindex.jvm_notice_filter import start_context_without_notice
+
+            if SparkContext._gateway is None:  # no JVM in this process yet (pyspark reuses a stopped one's)
+                start_context_without_notice({"spark.master": master or "local[*]", "spark.app.name": app_name,
+                                              **conf})
         spark = builder.getOrCreate()
     except Exception as exc:
         if "JAVA_GATEWAY_EXITED" in str(exc) or "Java gateway" in str(exc):
@@ -248,7 +258,8 @@ def session_from_args(args: argparse.Namespace, app_name: str = "lakeindex") -> 
         route = route_command(settings, lambda line: print(line, file=sys.stderr, flush=True), quiet)
         if route is not None:
             remote, ship = route.address, route.ship_code
-    return get_spark(master, app_name, extra=settings or None, remote=remote, ship=ship)
+    return get_spark(master, app_name, extra=settings or None, remote=remote, ship=ship,
+                     quiet=getattr(args, "quiet", False))
 
 
 def spark_settings(conf: list[str], properties_file: str | None = None) -> dict[str, str]:
