@@ -18,9 +18,11 @@ from lakeindex.lake.read_errors import error_line
 from lakeindex.lake.text_encoding import SPARK_CHARSETS, check_file, spark_charset
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pyspark.sql import DataFrame, SparkSession
 
-    from lakeindex.lake.table_model import LakeTable
+    from lakeindex.lake.table_model import LakeTable, TableFile
 
 
 CORRUPT_RECORD = "_corrupt_record"  # Spark's column of the JSON lines it could not parse
@@ -182,8 +184,10 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
 
     if not table.files:
         raise DatasetError(f"{path}: {table.format} table {table.name} (version {table.version}) has no data files")
-    df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in table.files]), table)
-    if table.column_names:  # a column mapping: the files hold physical names
+    if table.schema is not None:  # Iceberg: columns resolve by Parquet field id, under the schema's names
+        return _read_by_field_id(spark, table)
+    df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in table.files]), table.files)
+    if table.column_names:  # a Delta column mapping: the files hold physical names
         renamed = dict(table.column_names)
         df = df.toDF(*[renamed.get(c, c) for c in df.columns])
     held = set(df.columns)
@@ -199,12 +203,75 @@ def _read_format_table(spark: SparkSession, table: LakeTable, path: str) -> Data
     return df
 
 
-def _without_deleted(spark: SparkSession, df: DataFrame, table: LakeTable) -> DataFrame:
-    """``df`` (the table's files read by Spark) less the rows the files' deletion vectors removed: an anti-join
-    of each row's file and position (Parquet's ``_metadata.row_index``) with the deleted runs."""
+def _read_by_field_id(spark: SparkSession, table: LakeTable) -> DataFrame:
+    """An Iceberg table's live rows under its current schema: its files read by Parquet field id, so that a
+    renamed column is read under its new name and a column added later is null in older files; files without
+    field ids (added with ``add_files``) by the table's name mapping, as the build reads them."""
+    from functools import reduce
+
     from pyspark.sql import functions as F
 
-    runs = [(_file_key(f.path), start, stop) for f in table.files for start, stop in f.deleted]
+    from lakeindex.lake.readers import column_namer
+
+    schema, name_of = _field_id_schema(spark, table.schema), column_namer(table.column_names)
+    named = _files_without_field_ids(table) if any(isinstance(k, str) for k, _ in table.column_names) else {}
+    by_id = [f for f in table.files if f.path not in named]
+    parts = []
+    if by_id:
+        parts.append(_without_deleted(spark, spark.read.schema(schema).parquet(*[_glob_escape(f.path) for f in by_id]),
+                                      by_id))
+    for columns in sorted(set(named.values())):
+        files = [f for f in table.files if named.get(f.path) == columns]
+        df = _without_deleted(spark, spark.read.parquet(*[_glob_escape(f.path) for f in files]), files)
+        held = {name_of(c, None): c for c in columns}
+        parts.append(df.select([(F.col(f"`{held[f.name]}`") if f.name in held else F.lit(None))
+                                .cast(f.dataType).alias(f.name) for f in schema.fields]))
+    return reduce(lambda a, b: a.unionByName(b), parts)
+
+
+def _files_without_field_ids(table: LakeTable) -> dict[str, tuple[str, ...]]:
+    """The column names of each of an Iceberg table's files whose Parquet schema has no field ids, read from
+    the files' footers (pyiceberg's file IO; only for a table with a name mapping, which such files need)."""
+    import pyarrow.parquet as pq
+    from pyiceberg.io.pyarrow import PyArrowFileIO
+
+    from lakeindex.lake.readers import field_ids
+
+    io, out = PyArrowFileIO(), {}
+    for f in table.files:
+        with io.new_input(f.path).open() as fh:
+            schema = pq.read_schema(fh)
+        if not field_ids(schema):
+            out[f.path] = tuple(schema.names)
+    return out
+
+
+def _field_id_schema(spark: SparkSession, schema: Any) -> Any:
+    """The Spark schema of an Arrow schema whose top-level fields carry Parquet field ids, with the ids, so
+    that Spark's Parquet reader matches columns by id. Reading by id is a session setting that changes only
+    reads whose schema carries ids, so it stays on (a DataFrame reads when an action runs)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_type
+    from pyspark.sql.types import StructField, StructType
+
+    from lakeindex.lake.readers import field_ids
+
+    spark.conf.set("spark.sql.parquet.fieldId.read.enabled", "true")
+    ids = field_ids(schema)
+    # an extension type (Iceberg's uuid) is read as what Parquet stores, its storage type
+    types = [f.type.storage_type if isinstance(f.type, pa.ExtensionType) else f.type for f in schema]
+    return StructType([StructField(f.name, from_arrow_type(t), True,
+                                   {"parquet.field.id": ids[f.name]} if f.name in ids else {})
+                       for f, t in zip(schema, types, strict=True)])
+
+
+def _without_deleted(spark: SparkSession, df: DataFrame, files: Sequence[TableFile]) -> DataFrame:
+    """``df`` (``files`` read by Spark) less the rows the files' deletion vectors or position deletes
+    removed: an anti-join of each row's file and position (Parquet's ``_metadata.row_index``) with the deleted
+    runs."""
+    from pyspark.sql import functions as F
+
+    runs = [(_file_key(f.path), start, stop) for f in files for start, stop in f.deleted]
     if not runs:
         return df
     gone = spark.createDataFrame(runs, "`__dv_file` string, `__dv_start` long, `__dv_stop` long")

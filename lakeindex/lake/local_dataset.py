@@ -158,9 +158,15 @@ def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRe
         if read.table is None:
             return LocalRead(None, f"{read.path}: {read.reason}", path)
         t = read.table
-        if f.deleted:  # the rows the file's deletion vector removed
+        if f.deleted:  # the rows the file's deletion vector or position deletes removed
             t = t.filter(kept_rows(t.num_rows, f.deleted))
-        if table.column_names:  # a column mapping: the files hold physical names
+        if table.schema is not None:  # Iceberg: columns resolve by field id
+            try:
+                t = _under_schema(t, table)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+                return LocalRead(None, f"{read.path}: a column does not convert to the table's type "
+                                       f"({str(exc).splitlines()[0][:120]}; Spark reads it)", path)
+        elif table.column_names:  # a Delta column mapping: the files hold physical names
             renamed = dict(table.column_names)
             t = t.rename_columns([renamed.get(n, n) for n in t.column_names])
         for c, typ in table.partition_types:
@@ -172,6 +178,22 @@ def _read_format_table(table: LakeTable, path: str, limit_bytes: int) -> LocalRe
             t = t.append_column(c, pa.array([value] * t.num_rows, pa.string()).cast(typ))
         parts.append(LocalRead(t, "", read.path))
     return _concat(parts, path)
+
+
+def _under_schema(t: pa.Table, table: LakeTable) -> pa.Table:
+    """A file's columns under its Iceberg table's schema, as Spark reads them by field id: each column of the
+    schema found by its field id (so under its current name), as the schema types it, null where the file
+    predates the column; columns the schema dropped are left out."""
+    import pyarrow as pa
+
+    from lakeindex.lake.readers import column_namer, field_ids
+
+    ids, name_of = field_ids(t.schema), column_namer(table.column_names)
+    held = {name_of(n, ids.get(n)): n for n in t.column_names}
+    fields = [pa.field(f.name, pa.string() if pa.types.is_large_string(f.type) else f.type)
+              for f in table.schema]  # type: ignore[attr-defined]
+    return pa.table([t[held[f.name]].cast(f.type) if f.name in held else pa.nulls(t.num_rows, f.type)
+                     for f in fields], schema=pa.schema(fields))
 
 
 def _concat(parts: list[LocalRead], path: str) -> LocalRead:

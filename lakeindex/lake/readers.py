@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pyarrow as pa
@@ -35,6 +36,8 @@ class TableRead:
     rows: int = 0
     issues: list[dict] = field(default_factory=list)
     skipped: str | None = None
+    # Parquet field ids of the columns that carry one (by column name): what Iceberg maps columns by
+    field_ids: dict[str, int] = field(default_factory=dict)
 
     def issue(self, column: str | None, message: str) -> None:
         self.issues.append({"column": column, "issue": message} if column else {"issue": message})
@@ -59,6 +62,7 @@ def read_table(path: str, data: bytes, encoding: str | None = None) -> TableRead
             table = _read_delimited(_decoded(data, out, path, encoding), "," if fmt == "csv" else "\t", out)
         elif fmt == "parquet":
             table = _read_parquet(data, out)
+            out.field_ids = field_ids(table.schema)
         else:
             table = _read_jsonl(_decoded(data, out, path, encoding), out)
     except Exception as exc:  # noqa: BLE001 - any parser failure means an unreadable file
@@ -80,12 +84,15 @@ def read_table(path: str, data: bytes, encoding: str | None = None) -> TableRead
 
 
 Partition = tuple[tuple[str, str | None], ...]  # a data file's partition values: (column, canonical text)
-Deleted = tuple[tuple[int, int], ...]  # row runs [start, stop) a Delta deletion vector removed from a file
-ColumnNames = tuple[tuple[str, str], ...]  # (name in the data files, column name) of a Delta column mapping
+# row runs [start, stop) removed from a file by a Delta deletion vector or Iceberg position deletes
+Deleted = tuple[tuple[int, int], ...]
+# (name in the data files, column name) of a Delta column mapping, or (Parquet field id, column name) of the
+# columns of an Iceberg schema with (name, column name) of its name mapping (for files without field ids)
+ColumnNames = tuple[tuple[str | int, str], ...]
 
 
 def kept_rows(rows: int, deleted: Deleted) -> pa.Array:
-    """The keep-mask of a file's ``rows`` rows less the ``[start, stop)`` runs a deletion vector removed."""
+    """The keep-mask of a file's ``rows`` rows less the deleted ``[start, stop)`` runs."""
     import numpy as np
 
     keep = np.ones(rows, dtype=bool)
@@ -95,8 +102,8 @@ def kept_rows(rows: int, deleted: Deleted) -> pa.Array:
 
 
 def without_deleted(read: TableRead, deleted: Deleted) -> TableRead:
-    """``read`` less the rows a Delta deletion vector removed (``deleted``: ``[start, stop)`` runs of row
-    positions in the file, which is read whole and in order)."""
+    """``read`` less the rows a Delta deletion vector or Iceberg position deletes removed (``deleted``:
+    ``[start, stop)`` runs of row positions in the file, which is read whole and in order)."""
     if read.skipped or not deleted:
         return read
     mask = kept_rows(read.rows, deleted)
@@ -105,13 +112,51 @@ def without_deleted(read: TableRead, deleted: Deleted) -> TableRead:
     return read
 
 
+def field_ids(schema: pa.Schema) -> dict[str, int]:
+    """The Parquet field ids of a schema's top-level columns that carry one, by column name."""
+    ids = {}
+    for f in schema:
+        raw = (f.metadata or {}).get(b"PARQUET:field_id")
+        if raw is not None:
+            ids[f.name] = int(raw)
+    return ids
+
+
+def column_namer(names: ColumnNames) -> Callable[[str, int | None], str | None]:
+    """The table's name of a file's column (its name and Parquet field id), or None when the table no longer
+    has it. ``names`` pairs a Delta column mapping's physical names with column names (a column it does not
+    name keeps its file name), or an Iceberg table's field ids with its current column names: a column is
+    read under the name its field id has now (renames), and one whose id the schema lacks was dropped. A
+    column without a field id (a file added with ``add_files``) is named by the table's name mapping (the
+    (name, column name) pairs beside the ids), else read by its name if the schema has it."""
+    mapping = dict(names)
+    if not any(isinstance(k, int) for k in mapping):
+        return lambda name, field_id: mapping.get(name, name)
+    aliased = any(isinstance(k, str) for k in mapping)
+    current = set(mapping.values())
+
+    def name_of(name: str, field_id: int | None) -> str | None:
+        if field_id is not None:
+            return mapping.get(field_id)
+        if aliased:
+            return mapping.get(name)
+        return name if name in current else None
+
+    return name_of
+
+
 def with_names(read: TableRead, names: ColumnNames) -> TableRead:
-    """``read`` with its columns under the table's names (``names``: (name in the file, column name) pairs of a
-    Delta table's column mapping); a column the mapping does not name keeps its file name."""
+    """``read`` with its columns under the table's names (``names``: :func:`column_namer`'s mapping); columns
+    the table no longer has are left out."""
     if read.skipped or not names:
         return read
-    renamed = dict(names)
-    read.columns = [(renamed.get(name, name), arr) for name, arr in read.columns]
+    name_of = column_namer(names)
+    columns = []
+    for name, arr in read.columns:
+        renamed = name_of(name, read.field_ids.get(name))
+        if renamed is not None:
+            columns.append((renamed, arr))
+    read.columns = columns
     return read
 
 

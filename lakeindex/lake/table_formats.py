@@ -93,11 +93,21 @@ def _deleted_rows(dt: object) -> dict[str, tuple[tuple[int, int], ...]]:
         masks = batch.column("selection_vector")
         for i, path in enumerate(paths):
             keep = np.asarray(masks[i].values.to_numpy(zero_copy_only=False), dtype=bool)
-            gone = np.flatnonzero(~keep)
-            if gone.size:
-                breaks = np.flatnonzero(np.diff(gone) != 1) + 1
-                out[_spark_uri(path)] = tuple((int(run[0]), int(run[-1]) + 1) for run in np.split(gone, breaks))
+            runs = _runs(np.flatnonzero(~keep))
+            if runs:
+                out[_spark_uri(path)] = runs
     return out
+
+
+def _runs(positions: object) -> tuple[tuple[int, int], ...]:
+    """Sorted row positions (a numpy array, repeats allowed) as ``[start, stop)`` runs."""
+    import numpy as np
+
+    gone = np.unique(np.asarray(positions, dtype=np.int64))
+    if not gone.size:
+        return ()
+    breaks = np.flatnonzero(np.diff(gone) != 1) + 1
+    return tuple((int(run[0]), int(run[-1]) + 1) for run in np.split(gone, breaks))
 
 
 def _arrow_schema(schema: object) -> pa.Schema:
@@ -132,7 +142,10 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
                   snapshot_id: int | None = None) -> LakeTable:
     """The current snapshot of the Iceberg table at ``location`` (or the snapshot ``snapshot_id``, while it is
     kept), planned by pyiceberg from its current metadata file (``hint``: ``version-hint.text``, if any)."""
+    import numpy as np
+
     try:
+        from pyiceberg.io.pyarrow import schema_to_pyarrow
         from pyiceberg.table import StaticTable
     except ImportError as exc:  # pragma: no cover - a dependency of the package
         raise TableError(f"{name}: an Iceberg table, and the pyiceberg package is not installed") from exc
@@ -147,24 +160,63 @@ def iceberg_table(location: str, name: str, metadata_files: list[str], hint: str
         snapshot = table.current_snapshot() if snapshot_id is None else table.snapshot_by_id(snapshot_id)
         if snapshot is None:
             raise TableError(f"{name}: Iceberg table with no snapshot{f' {snapshot_id}' if snapshot_id else ''}")
-        tasks = list(table.scan(snapshot_id=snapshot.snapshot_id).plan_files())
-        partition_columns = tuple(table.schema().find_column_name(f.source_id)
+        scan = table.scan(snapshot_id=snapshot.snapshot_id)
+        tasks = list(scan.plan_files())
+        # the table's schema for its current snapshot (renames since included), else the snapshot's own
+        schema = table.schema() if snapshot_id is None else scan.projection()
+        partition_columns = tuple(schema.find_column_name(f.source_id)
                                   for f in table.spec().fields if str(f.transform) == "identity")
+        deletes = _position_deletes(name, snapshot.snapshot_id, table, tasks)
     except TableError:
         raise
     except Exception as exc:  # noqa: BLE001 - pyiceberg raises several types for unreadable metadata
+        if "equality deletes" in str(exc):  # pyiceberg plans no scan over equality delete files
+            raise TableError(f"{name}: Iceberg table with equality delete files: not read yet; compact the table "
+                             "(rewrite_data_files) first") from exc
         raise TableError(f"{name}: Iceberg metadata cannot be read ({chosen.rsplit('/', 1)[-1]}): "
                          f"{error_line(exc)}") from exc
     files = []
     for t in tasks:
-        if t.delete_files:
-            raise TableError(f"{name}: Iceberg snapshot {snapshot.snapshot_id} has delete files: not supported "
-                             "by the file scan yet; compact the table (rewrite_data_files) first")
         if file_format(t.file.file_path) != "parquet":
             raise TableError(f"{name}: Iceberg data file {t.file.file_path} is not Parquet (only Parquet is read)")
-        files.append(TableFile(_spark_uri(t.file.file_path), int(t.file.file_size_in_bytes)))
-    # Iceberg data files hold every column, partition source columns included: no values to add
-    return LakeTable(name, ICEBERG, tuple(sorted(files)), partition_columns, str(snapshot.snapshot_id), location)
+        deleted = _runs(np.concatenate(deletes[t.file.file_path])) if t.file.file_path in deletes else ()
+        files.append(TableFile(_spark_uri(t.file.file_path), int(t.file.file_size_in_bytes), deleted=deleted))
+    # Iceberg data files hold every column, partition source columns included: no values to add. Columns
+    # resolve by field id, so a renamed column is read under its current name and a dropped one not at all;
+    # a file without field ids, by the table's name mapping
+    current = {f.field_id: f.name for f in schema.fields}
+    aliases = tuple((alias, current[f.field_id]) for f in (table.name_mapping() or ()) if f.field_id in current
+                    for alias in f.names)
+    return LakeTable(name, ICEBERG, tuple(sorted(files)), partition_columns, str(snapshot.snapshot_id), location,
+                     column_names=(*current.items(), *aliases), schema=schema_to_pyarrow(schema))
+
+
+def _position_deletes(name: str, snapshot_id: int, table: object, tasks: list) -> dict[str, list]:
+    """The row positions (lists) each data file's position delete files remove, by data file path: the
+    delete files pyiceberg's scan planning gives each data file of snapshot ``snapshot_id`` (``tasks``), read
+    through the table's file IO (Parquet files of ``file_path`` and ``pos`` columns, as the Iceberg spec
+    lays them out). Other delete files (deletion vectors) raise :class:`TableError`."""
+    import pyarrow.parquet as pq
+    from pyiceberg.manifest import DataFileContent
+
+    by_delete_file: dict[str, dict[str, object]] = {}
+    out: dict[str, list] = {}
+    for t in tasks:
+        for d in t.delete_files:
+            if d.content != DataFileContent.POSITION_DELETES or file_format(d.file_path) != "parquet":
+                raise TableError(f"{name}: Iceberg snapshot {snapshot_id} has delete file {d.file_path} "
+                                 f"({d.content.name.lower()}, {d.file_format}): only Parquet position deletes "
+                                 "are read; compact the table (rewrite_data_files) first")
+            if d.file_path not in by_delete_file:
+                with table.io.new_input(d.file_path).open() as fh:  # type: ignore[attr-defined]
+                    rows = pq.read_table(fh, columns=["file_path", "pos"])
+                grouped = rows.group_by("file_path").aggregate([("pos", "list")])
+                by_delete_file[d.file_path] = dict(zip(grouped["file_path"].to_pylist(),
+                                                       grouped["pos_list"].to_pylist(), strict=True))
+            positions = by_delete_file[d.file_path].get(t.file.file_path)
+            if positions is not None:
+                out.setdefault(t.file.file_path, []).append(positions)
+    return out
 
 
 def is_delta_table(location: str) -> bool:

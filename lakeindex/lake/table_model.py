@@ -20,7 +20,8 @@ class TableError(ValueError):
 @dataclass(frozen=True, order=True)
 class TableFile:
     """A live data file of a table: its URI as Spark names it, size, mtime (ms), partition values, and the
-    rows a Delta deletion vector removed from it (``[start, stop)`` runs of row positions in the file)."""
+    rows a Delta deletion vector or Iceberg position deletes removed from it (``[start, stop)`` runs of row
+    positions in the file)."""
 
     path: str
     length: int
@@ -42,9 +43,13 @@ class LakeTable:
     location: str = ""
     # Arrow types of partition columns, where the table format records them (Delta)
     partition_types: tuple = field(default=(), compare=False)
-    # (name in the data files, column name) of the columns whose files hold them under another name: a Delta
-    # table's column mapping (its physical names); empty when the files use the columns' names
-    column_names: tuple[tuple[str, str], ...] = ()
+    # how the files' columns map to the table's: (physical name, column name) of a Delta table's column
+    # mapping, or (Parquet field id, column name) of every column of an Iceberg table's schema (so renamed
+    # and dropped columns resolve by id); empty when the files use the columns' names
+    column_names: tuple[tuple[str | int, str], ...] = ()
+    # the Arrow schema of the table's columns, with their Parquet field ids, where the format records it
+    # (Iceberg): what Spark reads the files under
+    schema: object = field(default=None, compare=False)
 
     @property
     def bytes(self) -> int:
