@@ -21,7 +21,9 @@ Methods (one verdict per column-test unless said otherwise):
 * ``avh``: ``lakeindex.avh.learn_program`` at δ = ``--delta`` (0.001). History features are
   ``features(prev, cur)`` of consecutive ``ColumnSummary`` objects; its training issues are
   ``issue_features`` of the *last* history batch (compared with the batch before it, the library's
-  ``issue_base="last"``); a test batch's features (vs batch t−1) are checked with ``program.check``.
+  ``issue_base="last"``); a test batch's features (vs batch t−1) are checked with ``program.check``. As
+  ``learn_dataset_programs`` does, a CLT metric too skewed for the last history batch's row count gets
+  Chebyshev (``lakeindex.avh.normality.clt_fallbacks``).
 * ``avh_nostat``: the same without stationarity handling. The library has no switch named so, but
   ``make_stationary`` assumes a series shorter than ``min_points`` stationary and uses it as is (identity
   transform, no ADF test, no differencing): ``min_points=10**9`` therefore forces the raw metric values.
@@ -92,6 +94,7 @@ sys.path.insert(0, str(ROOT))
 
 from lakeindex.anomaly import AnomalyDetector, DataPoint, OnlineNormalStrategy  # noqa: E402
 from lakeindex.avh import learn_program  # noqa: E402
+from lakeindex.avh.normality import clt_fallbacks  # noqa: E402
 from lakeindex.history import (  # noqa: E402
     CATEGORICAL,
     NUMERIC,
@@ -321,10 +324,12 @@ def _evaluate_column(column: str) -> dict:
         timer.add("avh", "issues", t_issue)
         timer.add("avh_nostat", "issues", t_issue)
         t0 = time.perf_counter()
-        program = learn_program(column, hist, train, delta=delta)
+        # Prop. 3 only where the last history batch's rows are many enough for their skewness, as the library
+        bound_kinds = clt_fallbacks(summaries[t - 1], delta, hist)
+        program = learn_program(column, hist, train, delta=delta, bound_kinds=bound_kinds)
         timer.add("avh", "learn", time.perf_counter() - t0)
         t0 = time.perf_counter()
-        program_ns = learn_program(column, hist, train, delta=delta, **NO_STATIONARITY)
+        program_ns = learn_program(column, hist, train, delta=delta, bound_kinds=bound_kinds, **NO_STATIONARITY)
         timer.add("avh_nostat", "learn", time.perf_counter() - t0)
         t0 = time.perf_counter()
         knn_col = KNNNoveltyDetector(k=5, contamination=0.01).fit([nfeat[j] for j in hist_idx])

@@ -16,6 +16,13 @@ and ``--composites`` held-out composite columns from ``bench/eval_composite.py``
 lake of ``--lake-seed`` never holds, 1--3% ad-hoc tokens in ``--special-share`` of them), validated against
 ``--wide-index``.
 
+``--loo N`` also evaluates leave-one-out (jackknife) evidence for rules learned from at most N values: the
+rule is learned again without each training value in turn, and ``k_loo`` counts the held-out values the
+rule learned without them rejects (or that leave no rule). Two variants of the default test are scored
+beside it: ``loo-evidence`` (the posterior updated with max(k1, k_loo) of n instead of k1 of n) and
+``loo-uniform`` (a rule with k_loo > k1 gets the uniform prior, its evidence k_loo of n); the rows count the
+false alarms whose rule is stable under leave-one-out (k_loo <= k1) and the refits' time.
+
 ``--paper-split`` counts instead the columns each test flags against their own rule under the paper's
 protocol (train on the first 10% of a column, validate the other 90%), as ``bench/eval_quality.py`` scores
 precision. ``--calibration`` prints instead the default test's exact false-alarm rate for a column whose values are
@@ -32,6 +39,7 @@ import argparse
 import json
 import random
 import sys
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -43,7 +51,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.eval_composite import test_columns  # noqa: E402
 from bench.eval_quality import BenchColumn, load_columns  # noqa: E402
-from lakeindex.fmdv.drift import lake_prior, predictive_pvalue, validate  # noqa: E402
+from lakeindex.fmdv.drift import LakePrior, lake_prior, predictive_pvalue, rule_prior, validate  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import TESTS, Rule  # noqa: E402
 from lakeindex.fmdv.search import SegmentSolver  # noqa: E402
@@ -52,6 +60,7 @@ from sample_lake.generate import SPECIAL_TOKENS  # noqa: E402
 
 TRAIN_SIZES = (5, 8, 10, 20, 40, 100, 1000)
 DRIFT_KINDS = ("token", "us-date", "other-column")
+LOO_VARIANTS = ("loo-evidence", "loo-uniform")
 
 
 def us_date(rng: random.Random) -> str:
@@ -79,12 +88,36 @@ class OffPattern:
         return [rng.choice(off[kinds[j % len(kinds)]]) for j in range(k)] if kinds else []
 
 
+def loo_failures(solver: SegmentSolver, train: list[str]) -> int:
+    """Training values that the rule learned from the others rejects (or that leave no rule)."""
+    failures = 0
+    for i, value in enumerate(train):
+        rule = AutoValidator(solver, method="fmdv-vh").fit(train[:i] + train[i + 1:]).rule_
+        failures += not rule.feasible or bool(value and rule.nonconforming([value]))
+    return failures
+
+
+def loo_verdict(res: dict, rule: Rule, k_loo: int, variant: str, alpha: float) -> dict:
+    """The default test's verdict on a batch with leave-one-out evidence (``--loo``'s two variants)."""
+    n, k1 = rule.train_size, rule.train_nonconforming
+    if variant == "loo-evidence":
+        prior, k = rule_prior(rule, alpha), max(k1, k_loo)
+    elif k_loo > k1:  # loo-uniform: an unstable rule loses the lake's prior
+        prior, k = LakePrior(0.0, 0.0, 1.0, 1.0, 1.0), k_loo
+    else:
+        prior, k = rule_prior(rule, alpha), k1
+    p = predictive_pvalue(prior, k, n, res["batch_nonconforming"], res["batch_size"])[0]
+    return {**res, "p_value": p, "flagged": p < alpha}
+
+
 def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentSolver], sizes: tuple[int, ...],
-        batch: int, share: float, alpha: float, seed: int) -> dict:
-    """Counts per (source, train size, test): rules, false alarms on clean batches, detected drifts."""
+        batch: int, share: float, alpha: float, seed: int, loo: int = 0) -> dict:
+    """Counts per (source, train size, test): rules, false alarms on clean batches, detected drifts (and the
+    leave-one-out variants for rules learned from at most ``loo`` values)."""
     off = {src: OffPattern([c for s, _, c in columns if s == src], seed) for src in solvers}
     counts: dict = defaultdict(lambda: {"columns": 0, "clean": 0, "false_alarms": 0, "clean_within_theta": 0,
-                                        "false_alarms_within_theta": 0, "drifted": 0, "detected": 0})
+                                        "false_alarms_within_theta": 0, "drifted": 0, "detected": 0,
+                                        "false_alarms_loo_stable": 0, "loo_seconds": 0.0})
     examples: dict = defaultdict(list)
     over_theta: dict = defaultdict(list)  # the off-rule shares of clean batches beyond θ
     for done, (src, j, col) in enumerate(columns, 1):
@@ -105,11 +138,24 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
             drifted = list(clean)
             for pos, v in zip(rng.sample(range(batch), k), replacement, strict=True):
                 drifted[pos] = v
-            for test in TESTS:
+            k_loo, seconds = None, 0.0
+            if n <= loo:
+                start = time.perf_counter()
+                k_loo = loo_failures(solvers[src], values[:n])
+                seconds = time.perf_counter() - start
+            for test in (*TESTS, *(LOO_VARIANTS if k_loo is not None else ())):
                 c = counts[(src, n, test)]
                 c["columns"] += 1
-                res_clean = validate(rule, clean, alpha, test=test, mode="homogeneity")
-                res_drift = validate(rule, drifted, alpha, test=test, mode="homogeneity")
+                if test in LOO_VARIANTS:
+                    res_clean = loo_verdict(validate(rule, clean, alpha, mode="homogeneity"), rule, k_loo, test, alpha)
+                    res_drift = loo_verdict(validate(rule, drifted, alpha, mode="homogeneity"), rule, k_loo, test,
+                                            alpha)
+                else:
+                    res_clean = validate(rule, clean, alpha, test=test, mode="homogeneity")
+                    res_drift = validate(rule, drifted, alpha, test=test, mode="homogeneity")
+                if k_loo is not None:
+                    c["false_alarms_loo_stable"] += res_clean["flagged"] and k_loo <= rule.train_nonconforming
+                    c["loo_seconds"] += seconds
                 c["clean"] += 1
                 c["drifted"] += 1
                 c["false_alarms"] += res_clean["flagged"]
@@ -140,10 +186,11 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                      "examples": {what: examples[(src, n, test, what)] for what in ("false_alarm", "missed")
                                   if examples[(src, n, test, what)]}})
     for n in sizes:  # both sources together
-        for test in TESTS:
+        for test in (*TESTS, *LOO_VARIANTS):
             part = [r for r in rows if r["train_size"] == n and r["test"] == test and r["source"] != "all"]
             tot = {key: sum(r[key] for r in part) for key in ("columns", "clean", "false_alarms", "clean_within_theta",
-                                                               "false_alarms_within_theta", "drifted", "detected")}
+                                                               "false_alarms_within_theta", "drifted", "detected",
+                                                               "false_alarms_loo_stable", "loo_seconds")}
             if tot["clean"]:
                 rows.append({"source": "all", "train_size": n, "test": test, **tot,
                              "false_alarm_rate": tot["false_alarms"] / tot["clean"],
@@ -204,6 +251,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--drift-share", type=float, default=0.2, help="share of a drifted batch off the pattern")
     ap.add_argument("--alpha", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--loo", type=int, default=0, metavar="N",
+                    help="also score leave-one-out evidence for rules learned from at most N values")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--calibration", action="store_true",
                     help="only print the betabinom test's exact false-alarm rates at fixed off-rule rates")
@@ -228,7 +277,7 @@ def main(argv: list[str] | None = None) -> int:
             for row in paper_split(columns, solvers, args.alpha):
                 print(json.dumps(row))
             return 0
-        result = run(columns, solvers, sizes, args.batch, args.drift_share, args.alpha, args.seed)
+        result = run(columns, solvers, sizes, args.batch, args.drift_share, args.alpha, args.seed, args.loo)
     result["command"] = " ".join(sys.argv)
     text = json.dumps(result, indent=1)
     if args.out:
@@ -238,7 +287,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{r['source']:9s} n={r['train_size']:5d} {r['test']:9s} rules={r['columns']:4d} "
               f"false alarms {r['false_alarms']:3d} ({r['false_alarm_rate']:.3f}; "
               f"{r['false_alarms_within_theta']}/{r['clean_within_theta']} within θ)  "
-              f"detected {r['detected']:4d} ({r['detection_rate']:.3f})")
+              f"detected {r['detected']:4d} ({r['detection_rate']:.3f})"
+              + (f"  loo-stable false alarms {r['false_alarms_loo_stable']}, refits "
+                 f"{1000 * r['loo_seconds'] / r['columns']:.0f} ms per rule" if r["loo_seconds"] else ""))
     return 0
 
 

@@ -115,26 +115,40 @@ def stub_solve(column: list[str], budget: float = float("inf")) -> Candidate | N
 
 
 def test_a_wrapped_list_keeps_its_brackets_and_repeats_the_item():
-    """Lists of 3-4 numbers in [ ]: form ITEM<rep>SEP ITEM</rep>{k-1,} with k = 3 (the shortest),
-    the wrapper kept literally; head or tail forms add a part's FPR, so the plain form (0.01) wins."""
+    """Lists of 3-4 numbers in [ ]: form ITEM<rep>SEP ITEM</rep>{1,}, open from two items (the shortest a
+    list of varying length may have: three lists are too few for their shortest to bound the count), the
+    wrapper kept literally; head or tail forms add a part's FPR, so the plain form (0.01) wins."""
     values = ["[1,22,333]", "[4,5,6,7]", "[8,9,10]"]
     assert list_separators(values) == [","]
     cand = repetition_rule(values, stub_solve)
-    assert cand == Candidate("[<digit>+<rep>,<digit>+</rep>{2,}]", 0.01, 50)
-    accept = ["[0,0,0]", "[1,2,3,4,5,6,7,8,9]"]
-    reject = ["[1,2]", "1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[-1,2,3]", "[1,,2,3]"]
+    assert cand == Candidate("[<digit>+<rep>,<digit>+</rep>{1,}]", 0.01, 50)
+    accept = ["[0,0,0]", "[1,2,3,4,5,6,7,8,9]", "[1,2]"]
+    reject = ["[1]", "1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[-1,2,3]", "[1,,2,3]"]
     assert_accepts(cand.pattern, accept, reject)
+
+
+def test_the_shortest_training_list_bounds_the_count_from_one_hundred_lists():
+    """Lists of 3 or 4 numbers: with 99 of them (counted with repeats) the count is open from the two items
+    any list of varying length may have, {1,}; with 100, from the shortest training list, 3 items: {2,}
+    (a new list undercuts all of n exchangeable training lists with probability at most 1/(n + 1))."""
+    for n, quant in ((99, "{1,}"), (100, "{2,}")):
+        counts = Counter({"[1,2,3]": n - 1, "[4,5,6,7]": 1})
+        assert repetition_rule(counts, stub_solve) == Candidate(f"[<digit>+<rep>,<digit>+</rep>{quant}]", 0.01, 50)
+    # lists of one length keep it, however few
+    assert repetition_rule(["[1,2,3]", "[4,5,6]"], stub_solve) == Candidate("[<digit>+<rep>,<digit>+</rep>{2}]",
+                                                                              0.01, 50)
 
 
 def test_a_list_with_a_head_gets_the_head_pattern_before_the_block():
     """ids=3|4|5: "ids=3" is not an item, so only the head forms fit; head + items (FPR 0.02 + 0.01)
-    beats head + items + tail (0.04). Two to three items follow the head: {2,}."""
+    beats head + items + tail (0.04). Two to three items follow the head, and two lists are too few for
+    their shortest to bound the count: one item at least, {1,}."""
     values = ["ids=3|4|5", "ids=10|2|7|8"]
     assert list_separators(values) == ["|"]  # "=" cuts once: a pair, not a list
     cand = repetition_rule(values, stub_solve)
-    assert cand == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
-    accept = ["ids=7|8|9", "ids=100|2|3|4|5|6"]
-    reject = ["ids=7|8", "ids=7|x|9", "ids=7,8,9", "ids:7|8|9", "=7|8|9", "ids=|7|8", "ID=7|8|9"]
+    assert cand == Candidate("ids=<digit>+<rep>|<digit>+</rep>{1,}", 0.03, 5)
+    accept = ["ids=7|8|9", "ids=100|2|3|4|5|6", "ids=7|8"]
+    reject = ["ids=7", "ids=7|x|9", "ids=7,8,9", "ids:7|8|9", "=7|8|9", "ids=|7|8", "ID=7|8|9"]
     assert_accepts(cand.pattern, accept, reject)
 
 
@@ -153,13 +167,14 @@ def test_a_path_keeps_its_leading_separator_and_gets_a_tail():
 def test_a_unc_path_keeps_its_double_separator_and_its_server_is_an_item():
     """\\\\server\\dir\\...\\name.csv: "\\\\" opens every value and is kept literally, so the server is the first
     item, of the folders' domain (a list of k items is k draws from one domain), and needs no head
-    of its own; the file name is a tail. Items + tail: 0.01 + 0.02. Lists of 3 to 4 items: {2,}."""
+    of its own; the file name is a tail. Items + tail: 0.01 + 0.02. Lists of 3 to 4 items, too few to
+    bound the count: two items at least before the tail, as any list with a tail, {1,}."""
     values = [r"\\srv\data\raw\report.csv", r"\\fs\a\b\c\notes.csv", r"\\nas\x\y\z.csv"]
     assert list_separators(values) == ["\\"]
     cand = repetition_rule(values, stub_solve)
-    assert cand == Candidate(r"\\\\<lower>+<rep>\\<lower>+</rep>{2,}\\<lower>+.csv", 0.03, 10)
-    accept = [r"\\h\a\b\c.csv", r"\\h\a\b\c\d\e.csv"]
-    reject = [r"\h\a\b\c.csv", r"\\h\a\c.csv", r"\\H\a\b\c.csv", r"\\h\a\b\c.txt", r"\\\h\a\b\c.csv",
+    assert cand == Candidate(r"\\\\<lower>+<rep>\\<lower>+</rep>{1,}\\<lower>+.csv", 0.03, 10)
+    accept = [r"\\h\a\b\c.csv", r"\\h\a\b\c\d\e.csv", r"\\h\a\c.csv"]
+    reject = [r"\h\a\b\c.csv", r"\\h\c.csv", r"\\H\a\b\c.csv", r"\\h\a\b\c.txt", r"\\\h\a\b\c.csv",
               r"\\h\a\\b\c.csv"]
     assert_accepts(cand.pattern, accept, reject)
 
@@ -292,7 +307,7 @@ def test_a_list_rule_stays_within_the_budget():
     values = ["ids=3|4|5", "ids=10|2|7|8"]
     assert repetition_rule(values, stub_solve, budget=0.025) is None
     found = repetition_rule(values, stub_solve, budget=0.03)
-    assert found == Candidate("ids=<digit>+<rep>|<digit>+</rep>{2,}", 0.03, 5)
+    assert found == Candidate("ids=<digit>+<rep>|<digit>+</rep>{1,}", 0.03, 5)
 
 
 def test_a_list_solves_its_parts_fewest_distinct_first():
@@ -361,9 +376,10 @@ def _check(pattern: str, held_out: list[str], reject: list[str]) -> None:
 
 def test_bracketed_number_lists_of_varying_length_get_a_rule(index):
     """[n,n,...] with 3 to 8 numbers: held-out lists pass, and longer ones (lists of varying length
-    get an open count, ``{k-1,}``); shorter lists, other items, other separators, a missing bracket
-    or an empty item do not."""
-    pattern, held = _fit(index, lambda r, i: "[" + ",".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)) + "]")
+    get an open count, ``{k-1,}``, from the shortest of 120 lists: enough to bound it); shorter lists, other
+    items, other separators, a missing bracket or an empty item do not."""
+    pattern, held = _fit(index, lambda r, i: "[" + ",".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)) + "]",
+                         n=120)
     held.append("[" + ",".join(str(k) for k in range(12)) + "]")  # longer than any training list: open count
     _check(pattern, held, ["[1,2]", "1,2,3", "[1,2,3", "[1,2,x]", "[1;2;3]", "[1,2,3,]", "[1,,2,3]", "[-1,2,3]"])
 
@@ -371,8 +387,9 @@ def test_bracketed_number_lists_of_varying_length_get_a_rule(index):
 def test_lists_with_a_head_get_a_rule(index):
     """ids=n|n|... (3 to 8 numbers after "ids="): held-out values pass, and 12 numbers (open count);
     values without the head, with another separator, with a letter item or fewer than three numbers
-    do not."""
-    pattern, held = _fit(index, lambda r, i: "ids=" + "|".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)))
+    do not (120 lists: enough for their shortest to bound the count)."""
+    pattern, held = _fit(index, lambda r, i: "ids=" + "|".join(str(r.randint(0, 999)) for _ in range(3 + i % 6)),
+                         n=120)
     held.append("ids=" + "|".join(str(k * 7) for k in range(12)))
     _check(pattern, held, ["ids=7|8", "7|8|9", "ids=7,8,9", "ids=7|x|9", "ids:7|8|9", "ids=|7|8", "ids=7|8|9|"])
 

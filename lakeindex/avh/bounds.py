@@ -31,7 +31,9 @@ Which metric gets which bound (``METRIC_BOUND_KINDS``, see ``bound_kind_for``):
   ``mean``, ``str_len``, ``char_len``, ``digit_len``, ``punc_len`` and ``complete_ratio`` (the mean
   of 0/1 completeness indicators). Prop. 3 also lists "count"; we do **not** map ``row_count`` to
   CLT: a batch's row count is not an average of i.i.d. cells and its batch-to-batch variation comes
-  from upstream volume, so we keep the distribution-free Chebyshev bound for it.
+  from upstream volume, so we keep the distribution-free Chebyshev bound for it. Learning from a
+  history (``from_history``) also moves an average to Chebyshev when the batch has too few rows for its
+  values' skewness (``normality``: the Edgeworth term exceeds the normal tail at the budget).
 * **chebyshev**: everything else (min, max, median, sum, range, row_count, unique_ratio,
   dist_val_count, ...), and any metric this table does not know.
 """

@@ -27,8 +27,11 @@ Choices where the paper is open, and why:
   transform|)``: tight, but not zero-width, so that float rounding in recomputing the same metric
   does not trip it. All three bounds give FPR 0 at sigma = 0, which is what the paper's Example 7
   relies on to select ``dist_val_cnt = 50``; ``sigma_zero_fpr`` can instead charge such constraints
-  a pessimistic FPR, e.g. ``1 / (K + 2)`` (Laplace's rule of succession). The same floor applies
-  when ``k * sigma`` falls below it.
+  a pessimistic FPR: ``1 / (K + 1)`` is what exchangeability alone proves (of K + 1 exchangeable
+  batches at most one can be the only one off a value the others share, each equally likely the
+  last), ``1 / (K + 2)`` Laplace's rule of succession; either exceeds the default budget 0.001 for
+  K < 999, so no constant clause would be selected (``docs/history.md``, Tiny batches). The same
+  floor applies when ``k * sigma`` falls below it.
 * **One-sided metrics** (Cantelli) get ``lower = -inf`` rather than the paper's ``0``: after lag
   differencing the processed value can be negative. If a "distance" metric's history has negative
   values it is not a distance (e.g. a signed Cohen's d), and it falls back to two-sided Chebyshev.

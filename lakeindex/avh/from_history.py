@@ -1,7 +1,8 @@
 """AVH programs for every column of a dataset, learned from its batch history in the metrics repository.
 
-Learning reads only stored features (no data): the clean batches' feature dicts and the synthetic-issue
-features of the latest clean batch. Columns with too short a history (fewer than ``MIN_HISTORY`` clean
+Learning reads only stored features (no data): the clean batches' feature dicts, and the synthetic-issue
+features and column summaries of the latest clean batch (its row counts and value shapes decide where the
+CLT bound applies, ``normality``). Columns with too short a history (fewer than ``MIN_HISTORY`` clean
 batches) get no program, and the result says so.
 """
 
@@ -12,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lakeindex.avh.learner import learn_program
+from lakeindex.avh.leave_one_out import column_history
+from lakeindex.avh.normality import clt_fallbacks
 from lakeindex.avh.program import AVHProgram, Verdict
 from lakeindex.history.batches import BatchRecord
 
@@ -43,8 +46,9 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
     latest = records[-1]
     programs, skipped = {}, {}
     for column in latest.features:
-        # the first batch has no two-distribution metrics: it still describes single-distribution ones
-        history = [r.features[column] for r in records if column in r.features]
+        # the first batch has no two-distribution metrics: it still describes single-distribution ones;
+        # new_value_ratio each batch against all the others where the summaries allow it (leave_one_out)
+        history = column_history(records, column)
         if len(history) < MIN_HISTORY:
             skipped[column] = f"only {len(history)} clean batches (need {MIN_HISTORY})"
             continue
@@ -54,8 +58,12 @@ def learn_dataset_programs(records: Sequence[BatchRecord], delta: float = DEFAUL
         if not issues:
             skipped[column] = "no synthetic-issue features for the latest batch"
             continue
+        # Prop. 3 only where the newest clean batch's rows are many enough for their skewness (normality.py)
+        summary = next((r.summaries[column] for r in reversed(records) if column in r.summaries), None)
         try:
-            programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses)
+            bound_kinds = clt_fallbacks(summary, delta, history) if summary is not None else None
+            programs[column] = learn_program(column, history, issues, delta=delta, max_clauses=max_clauses,
+                                             bound_kinds=bound_kinds)
         except ValueError as exc:
             skipped[column] = str(exc)
     return DatasetPrograms(programs, [r.batch_id for r in records], skipped, delta)
@@ -65,7 +73,7 @@ def check_dataset(programs: DatasetPrograms, records: Sequence[BatchRecord], new
     """Each column's verdict for a new batch (features computed against the latest clean batch)."""
     verdicts = {}
     for column, program in programs.programs.items():
-        history = [r.features[column] for r in records if column in r.features]
+        history = column_history(records, column)
         if column not in new.features:
             verdicts[column] = Verdict(False, (), 0)
             continue

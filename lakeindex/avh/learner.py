@@ -95,7 +95,8 @@ def learn_program(column: str, history: Sequence[Features], issue_features: Mapp
     clauses = tuple(Clause(candidates[i], tuple(sorted(recall[i])), fit_of[i].evidence()) for i in selection.chosen)
     options = {"alpha": alpha, "min_points": min_points, "switch_ratio": switch_ratio, "issue_base": issue_base,
                "max_clauses": max_clauses, "sigma_zero_fpr": sigma_zero_fpr, "cost_floor": cost_floor,
-               "predictive": predictive, "candidates": len(candidates)}
+               "predictive": predictive, "candidates": len(candidates),
+               "bound_kinds": {m: str(BoundKind(k)) for m, k in (bound_kinds or {}).items()}}
     return AVHProgram(column=column, clauses=clauses, delta=delta, history_length=len(history),
                       issues=tuple(sorted(issue_features)), selected_by=selection.method,
                       fpr_budget_used=selection.budget_used, window=window, skipped_metrics=skipped,

@@ -4,8 +4,9 @@ A value such as ``12#-7#301#…`` (8 to 24 signed numbers) or ``a:1,b:2,c:3`` ha
 segments as items, and Eq. 8 sums their FPRs, so a list of 24 numbers needs each item's FPR below
 r/24: no index offers that, and the column gets no rule. Such a column is one domain repeated, so it
 is solved as one: the items of all values form a query column, solved against the index like any
-column, and the rule is ``ITEM<rep>SEP ITEM</rep>{k-1}`` (``{k-1,}`` when training lists vary in
-length), with the item pattern's FPR and coverage, as the item domain is what the index measures.
+column, and the rule is ``ITEM<rep>SEP ITEM</rep>{k-1}`` (``{k-1,}`` when training lists vary in length,
+k the shortest, or ``{1,}`` when fewer than ``MINIMUM_EVIDENCE`` lists show it), with the item pattern's FPR
+and coverage, as the item domain is what the index measures.
 
 Paths and URLs are lists with a *head* and a *tail* of their own: ``https://host:8443`` then path
 segments, then ``file_12.csv?x=1``; ``C:`` then folders. Each of the four forms (no head or tail,
@@ -54,6 +55,10 @@ from lakeindex.fmdv.split import (
 from lakeindex.patterns.pattern import OPT_CLOSE, OPT_OPEN, REP_CLOSE, REP_OPEN, PatternError, compiled, escape_literal
 
 MIN_ITEMS = 3  # a list without head or tail has two separators at least; a pair is a record of two fields
+# the training lists' shortest length bounds the count only when learned from at least this many lists: the
+# index prices the items, never the count, and a new list is shorter than all of n exchangeable training
+# lists with probability up to 1/(n + 1), about the validation's default α (0.01) at 100 (from 5 lists, 1 in 6)
+MINIMUM_EVIDENCE = 100
 # a joining symbol is held by at least this share of the values: fewer holders are an optional block of
 # vertical cuts, or ad-hoc values, not a domain of joined words
 JOIN_SHARE = 0.05
@@ -181,8 +186,13 @@ def _form(split: list[tuple[Sequence[str], int]], sep: str, heads: int, tails: i
     head, item, tail = solved.get("head"), solved["item"], solved.get("tail")
     parts = [p for p in (head, item, tail) if p is not None]
     e = escape_literal(sep)
-    reps = lo if heads else lo - 1
-    quant = f"{{{reps}}}" if len(set(counts)) == 1 else f"{{{reps},}}"
+    # lists of one length keep it (an IPv4 address has four numbers); lists of varying length are open from
+    # the training sample's shortest only when it is learned from enough lists (``MINIMUM_EVIDENCE``), else
+    # from the shortest the form admits
+    fixed = len(set(counts)) == 1
+    shortest = lo if fixed or sum(n for _, n in mids) >= MINIMUM_EVIDENCE else least
+    reps = shortest - (0 if heads else 1)
+    quant = f"{{{reps}}}" if fixed else f"{{{reps},}}"
     if head is not None:
         pattern = head.pattern + REP_OPEN + e + item.pattern + REP_CLOSE + quant
     else:

@@ -113,11 +113,16 @@ def two_distribution(prev: ColumnSummary, cur: ColumnSummary) -> dict[str, float
     if prev.values_tracked and cur.values_tracked:
         out.update(_categorical_two(prev.value_counts, prev.value_other, cur.value_counts, cur.value_other))
         if cur.complete_count:
-            known = prev.vocabulary()
-            out["new_value_ratio"] = sum(n for v, n in cur.value_counts.items() if v not in known) / cur.complete_count
+            out["new_value_ratio"] = sum(unseen_values(prev, cur).values()) / cur.complete_count
     pat = _categorical_two(prev.pattern_counts, prev.pattern_other, cur.pattern_counts, cur.pattern_other)
     out.update({"pat_" + k: v for k, v in pat.items()})
     return {k: out[k] for k in CATEGORICAL_TWO if k in out}
+
+
+def unseen_values(prev: ColumnSummary, cur: ColumnSummary) -> dict[str, float]:
+    """``cur``'s top values that ``prev``'s vocabulary (its clean history's and its own) lacks, with their counts."""
+    known = prev.vocabulary()
+    return {v: n for v, n in cur.value_counts.items() if v not in known}
 
 
 def features(prev: ColumnSummary | None, cur: ColumnSummary) -> dict[str, float]:

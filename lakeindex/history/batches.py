@@ -11,6 +11,9 @@ is derived then and stored as metrics of the batch's result key, so learning nev
   sample and scaled to the batch size. AVH learning needs them for the latest accepted batch only, so
   they are computed once, when a batch is recorded as accepted (``history add``, a passing
   ``validate-batch``, the last batch of a backfill), never when a batch is only checked;
+- ``NewValues(column=…)``: the values of a text column the clean history's vocabulary lacked, with their
+  counts (``new_value_ratio``'s numerator; up to ``NEW_VALUES_KEPT`` of them, else not stored), so that
+  learning can tell which of them no other clean batch has (``avh.leave_one_out``) without the summaries;
 - ``NoveltyFeatures()``: the kNN detector's feature vector (EDBT 2021 §4);
 - ``ValueSample(column=…)``: up to ``VALUE_SAMPLE`` values of each text column, for pattern rules;
 - ``BatchStatus()``: accepted or flagged (flagged batches stay out of the clean history until accepted);
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from lakeindex.history.batch_metrics import features as history_features
+from lakeindex.history.batch_metrics import unseen_values
 from lakeindex.history.issues import issue_features
 from lakeindex.history.kinds import NUMERIC
 from lakeindex.history.summary import ColumnSummary
@@ -48,7 +52,8 @@ SAMPLE_ROWS = 5000
 VALUE_SAMPLE = 1000
 ACCEPTED, FLAGGED = "accepted", "flagged"
 ISSUE_FEATURES_LOOKBACK = 10  # clean batches searched for synthetic-issue features when the newest has none
-LIGHT_METRICS = ["BatchStatus", "NoveltyFeatures", "HistoryFeatures"]
+NEW_VALUES_KEPT = 100
+LIGHT_METRICS = ["BatchStatus", "NoveltyFeatures", "HistoryFeatures", "NewValues"]
 
 
 @dataclass
@@ -65,6 +70,8 @@ class BatchRecord:
     timestamp_ms: int = 0
     notes: dict[str, Any] = field(default_factory=dict)
     validation: dict[str, Any] | None = None
+    # per text column, its values the previous clean batch's vocabulary lacked, with their counts
+    new_values: dict[str, dict[str, float]] = field(default_factory=dict)
     # the bounded sample the record was profiled on: kept in memory (never stored) so that the
     # synthetic-issue features can be added once the batch is known to be accepted
     sample: pd.DataFrame | TextFrame | None = field(default=None, repr=False, compare=False)
@@ -83,6 +90,8 @@ class BatchRecord:
             out.append(Metric(f"ColumnSummary(column={c!r})", "ColumnSummary", c, "Column", s.to_dict()))
             out.append(Metric(f"HistoryFeatures(column={c!r})", "HistoryFeatures", c, "Column",
                               _json_floats(self.features.get(c, {}))))
+            if c in self.new_values:
+                out.append(Metric(f"NewValues(column={c!r})", "NewValues", c, "Column", dict(self.new_values[c])))
             if c in self.issue_features:
                 out.append(Metric(f"IssueFeatures(column={c!r})", "IssueFeatures", c, "Column",
                                   {k: _json_floats(v) for k, v in self.issue_features[c].items()}))
@@ -104,6 +113,8 @@ class BatchRecord:
                 rec.validation = m.value
             elif m.name == "ColumnSummary":
                 rec.summaries[m.instance] = ColumnSummary.from_dict(m.value)
+            elif m.name == "NewValues" and isinstance(m.value, dict):
+                rec.new_values[m.instance] = {k: float(v) for k, v in m.value.items()}
             elif m.name == "IssueFeatures":
                 rec.issue_features[m.instance] = {k: _float_values(v) for k, v in m.value.items()}
             elif m.name == "ValueSample":
@@ -137,15 +148,20 @@ def _previous_kinds(previous: BatchRecord | None) -> dict[str, str]:
 def _record(batch_id: str, summaries: dict[str, ColumnSummary], sample: pd.DataFrame | TextFrame, rows: int,
             previous: BatchRecord | None, seed: int, issues: bool) -> BatchRecord:
     """Features against ``previous``, value samples and, with ``issues``, the synthetic-issue features."""
-    feats, values = {}, {}
+    feats, values, new = {}, {}, {}
     for c, s in list(summaries.items()):
         prev = previous.summaries.get(c) if previous is not None else None
         feats[c] = history_features(prev, s)
+        if prev is not None and "new_value_ratio" in feats[c]:
+            unseen = unseen_values(prev, s)
+            if len(unseen) <= NEW_VALUES_KEPT:
+                new[c] = unseen
         summaries[c] = s.with_history(prev)  # the vocabulary the next batch's new values are told by
         if len(sample) and c in sample.columns and s.kind != NUMERIC:
             values[c] = present_text(sample, c)[:VALUE_SAMPLE]
     record = BatchRecord(batch_id, summaries, feats, {}, novelty_features(summaries, sample), values,
-                         notes={"rows": rows, "sample_rows": len(sample)}, sample=sample, previous=previous)
+                         notes={"rows": rows, "sample_rows": len(sample)}, new_values=new, sample=sample,
+                         previous=previous)
     if issues:
         add_issue_features(record, seed)
     return record
@@ -322,8 +338,9 @@ class BatchHistory:
         self.clean_batches: int | None = None  # the clean history's length after this object's last ``add``
 
     def records(self, status: str | None = ACCEPTED, light: bool = False) -> list[BatchRecord]:
-        """Stored batches, oldest first. ``light`` reads only status, features and kNN vectors (what learning
-        needs from older batches) and loads the newest one in full: summaries, issue features, samples."""
+        """Stored batches, oldest first. ``light`` reads only status, features, new values and kNN vectors
+        (what learning needs from older batches) and loads the newest one in full: summaries, issue features,
+        samples."""
         if light:
             return self.with_latest_in_full(self.light_records(status))
         q = self.repo.load().for_dataset(self.dataset)
@@ -331,7 +348,7 @@ class BatchHistory:
         return [r for r in recs if status is None or r.status == status]
 
     def light_records(self, status: str | None = None) -> list[BatchRecord]:
-        """Stored batches (of ``status``, None: all), oldest first, with status, features and kNN vectors
+        """Stored batches (of ``status``, None: all), oldest first, with status, features, new values and kNN vectors
         only: one repository read, which a command shares between its duplicate-id check and its history."""
         q = self.repo.load().for_dataset(self.dataset).for_analyzers(LIGHT_METRICS)
         recs = [BatchRecord.from_metrics(r.key, r.metrics) for r in q.get() if "batch" in r.key.tags]
