@@ -3,9 +3,11 @@
 ``LAKEINDEX_COMPILE=1 pip install .`` compiles the modules below with mypyc (mypy is added to the build's
 requirements by the build backend, ``build_backend/lakeindex_build.py``; a C compiler must be present)
 into extension modules that import in place of their sources: wide fits a quarter faster, cold ones a
-third (BENCHMARKS.md). Meant for service deployments (a regular install: an editable one would keep
-running the compiled code after its sources are edited). Spark executors import the shipped ``.py``
-sources either way (``lakeindex.executor_code``). Everything else is in ``pyproject.toml``.
+third, and the index build's per-column enumeration about a quarter (BENCHMARKS.md). Meant for service
+and build machines (a regular install: an editable one would keep running the compiled code after its
+sources are edited). Local Spark workers import the installed package, compiled; a cluster's executors
+import the shipped ``.py`` sources (``lakeindex.executor_code``) unless their Python has the compiled
+wheel installed. Everything else is in ``pyproject.toml``.
 """
 
 import os
@@ -13,7 +15,7 @@ import os
 from setuptools import setup
 
 COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query columns, lists and records),
-    # and the pattern language, templates and index values it calls
+    # the pattern language, templates and index values it calls, and the build's per-column counting
     "lakeindex/caches.py",
     "lakeindex/fmdv/alignment.py",
     "lakeindex/fmdv/column.py",
@@ -27,11 +29,14 @@ COMPILED = [  # the inference search (alignment, segmentation DP, lookups, query
     "lakeindex/fmdv/split.py",
     "lakeindex/fmdv/vertical.py",
     "lakeindex/index/format.py",
+    "lakeindex/patterns/counting.py",
+    "lakeindex/patterns/enumerate.py",
     "lakeindex/patterns/hierarchy.py",
     "lakeindex/patterns/pattern.py",
     "lakeindex/patterns/sampling.py",
     "lakeindex/patterns/templates.py",
     "lakeindex/patterns/tokens.py",
+    "lakeindex/patterns/windows.py",
 ]
 
 

@@ -7,6 +7,7 @@ Python workers) and the index size relative to the lake's raw bytes, as JSON and
 
     python bench/build_throughput.py --tables 25 252 2520 --rows 500 --runs 3
     python bench/build_throughput.py --tables 630 1260 2520 --wide-share 0.25 --layouts-share 0.4 --runs 1
+    python bench/build_throughput.py --tables 630 --layouts-share 0.4 --installed /tmp/site  # a compiled install
 
 ``--layouts-share`` lays part of the tables out as Spark part directories and Delta tables, so the build
 reads tables as real lakes hold them; ``scaling_exponent_*`` give how wall time, build time and index
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import shutil
 import statistics
@@ -35,14 +37,16 @@ from sample_lake.generate import generate_lake  # noqa: E402
 from sample_lake.layouts import relayout_share  # noqa: E402
 
 
-def run_build(lake: Path, index: Path, master: str, extra: list[str] | None = None) -> dict:
-    """Run one build as a subprocess; sample the process tree's RSS (and its largest Python worker's)
-    every 0.2 s."""
+def run_build(lake: Path, index: Path, master: str, extra: list[str] | None = None,
+              installed: Path | None = None) -> dict:
+    """Run one build as a subprocess (this checkout's sources, or the package installed in ``installed``);
+    sample the process tree's RSS (and its largest Python worker's) every 0.2 s."""
     shutil.rmtree(index, ignore_errors=True)
     cmd = [sys.executable, "-m", "lakeindex.cli", "index", "build", str(lake), "--out", str(index),
            "--master", master, "--quiet", *(extra or [])]
+    env = {**os.environ, "PYTHONPATH": str(installed)} if installed else None
     t0 = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=ROOT)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=installed or ROOT, env=env)
     ps = psutil.Process(proc.pid)
     peak = worker_peak = 0
     while proc.poll() is None:
@@ -79,6 +83,8 @@ def main() -> int:
     ap.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     ap.add_argument("--lake", type=Path, help="build this existing lake instead of generated ones")
     ap.add_argument("--tau", type=int, default=8)
+    ap.add_argument("--installed", type=Path, help="run lakeindex from this directory (e.g. the compiled wheel "
+                    "installed with `pip install --target DIR`) instead of this checkout's sources")
     ap.add_argument("--wide-share", type=float, default=0.0,
                     help="generated lakes get wide tables until this share of values is wider than 8 tokens")
     ap.add_argument("--layouts-share", type=float, default=0.0,
@@ -99,7 +105,8 @@ def main() -> int:
             summary = None
         raw_bytes = sum(p.stat().st_size for p in lake.rglob("*") if p.is_file())
         name = f"index-{lake.name}-tau{args.tau}" if args.lake else f"index-{tables}{suffix}"
-        runs = [run_build(lake, args.out / name, args.master, ["--tau", str(args.tau)]) for _ in range(args.runs)]
+        runs = [run_build(lake, args.out / name, args.master, ["--tau", str(args.tau)], args.installed)
+                for _ in range(args.runs)]
         meta = runs[-1]["meta"]
         wall = statistics.median(r["wall_s"] for r in runs)
         row = {
@@ -119,8 +126,9 @@ def main() -> int:
             row["generated"] = {k: summary[k] for k in ("columns", "cells", "bytes", "laid_out") if k in summary}
         results.append(row)
         print(json.dumps(row), flush=True)
+    compiled = bool(args.installed and list((args.installed / "lakeindex" / "patterns").glob("counting.*.so")))
     report = {"date": time.strftime("%Y-%m-%d"), "machine": machine(), "command": " ".join(sys.argv),
-              "results": results}
+              "code": "compiled" if compiled else "sources", "results": results}
     if len(results) >= 2:
         a, b = results[0], results[-1]
         # growth exponent of wall time vs cells (1.0 = linear); JVM start-up is a constant in wall time

@@ -89,7 +89,9 @@ def get_spark(master: str | None = None, app_name: str = "lakeindex", ui: bool =
     }
     conf.update(extra or {})
     if not submitted:  # this process starts the driver's JVM: it logs as the packaged file says
-        conf["spark.driver.extraJavaOptions"] = with_log_config(conf.get("spark.driver.extraJavaOptions", ""))
+        options = with_log_config(conf.get("spark.driver.extraJavaOptions", ""))
+        local = (master or "local").startswith("local")
+        conf["spark.driver.extraJavaOptions"] = with_quick_jit(options) if local else options
     for k, v in conf.items():
         builder = builder.config(k, v)
     try:
@@ -119,6 +121,22 @@ def with_log_config(java_options: str) -> str:
     if "-Dlog4j2.configurationFile=" in java_options or "-Dlog4j.configurationFile=" in java_options:
         return java_options
     return f"{java_options} -Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}".strip()
+
+
+# JIT options a user's own choice of compiler tiers would contradict
+_JIT_CHOICES = ("TieredStopAtLevel", "TieredCompilation")
+
+
+def with_quick_jit(java_options: str) -> str:
+    """Driver JVM options with JIT compilation stopped at C1, unless they already choose the tiers.
+
+    A local command's JVM lives for one job: measured on an index build of 2.5 M cells, C2 compiler
+    threads took half of the JVM's CPU (19 of 39 s) on two cores shared with the Python workers; with
+    C1 alone the JVM took 25 s (BENCHMARKS.md, "Index build"). The warm engine, which lives long, keeps C2.
+    """
+    if any(choice in java_options for choice in _JIT_CHOICES):
+        return java_options
+    return f"{java_options} -XX:TieredStopAtLevel=1".strip()
 
 
 def _connect(remote: str, app_name: str, extra: dict[str, str] | None, ship: bool = True) -> SparkSession:

@@ -265,3 +265,15 @@ def test_the_driver_logs_through_the_packaged_log4j2_file_unless_told_otherwise(
     assert with_log_config("-Xss4m").split() == ["-Xss4m", f"-Dlog4j2.configurationFile={LOG_CONFIG.as_uri()}"]
     own = "-Xss4m -Dlog4j2.configurationFile=file:/etc/spark/log4j2.properties"
     assert with_log_config(own) == own
+
+
+def test_a_local_driver_compiles_with_c1_alone_unless_told_otherwise(spark):
+    from lakeindex.spark_session import with_quick_jit
+
+    assert with_quick_jit("") == "-XX:TieredStopAtLevel=1"
+    assert with_quick_jit("-Xss4m").split() == ["-Xss4m", "-XX:TieredStopAtLevel=1"]
+    for own in ("-XX:TieredStopAtLevel=4", "-Xss4m -XX:-TieredCompilation"):
+        assert with_quick_jit(own) == own
+    # the suite's session is a local one this process started: its JVM runs with the flag
+    args = spark.sparkContext._jvm.java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+    assert "-XX:TieredStopAtLevel=1" in list(args)

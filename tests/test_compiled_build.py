@@ -141,3 +141,58 @@ def test_the_compiled_search_gives_the_rules_of_its_sources(compiled, tmp_path):
     assert sum(r["feasible"] for pair in expected for r in pair) >= len(columns)  # rules to compare, not failures
     for name, want, have in zip([n for n in GENERATORS for _ in range(2)], expected, got, strict=True):
         assert have == json.loads(json.dumps(want)), name
+
+
+COUNT = """
+import json, sys
+from collections import Counter
+import lakeindex.patterns.counting as counting
+from lakeindex.patterns.enumerate import EnumerationLimits, column_patterns
+assert counting.__file__.endswith(".so"), counting.__file__  # the build's enumeration, compiled
+out = []
+for column in json.load(open(sys.argv[1])):
+    vc = Counter(column)
+    cp = column_patterns(list(vc), list(vc.values()), EnumerationLimits())
+    out.append(json.dumps([sorted(cp.counts.items()), cp.total, cp.wide]))
+json.dump(out, open(sys.argv[2], "w"))
+"""
+
+
+def test_the_compiled_enumeration_counts_what_its_sources_count(compiled, tmp_path):
+    """The index build's per-column counts, compiled, equal the sources' to the type (an estimated weight
+    left as a float would print as one): few distinct values (exact weights), many (a priority sample of
+    float estimates), wide values cut into windows, and shapes enough for the pruned prefix walk."""
+    from collections import Counter
+
+    from lakeindex.patterns.enumerate import DIRECT_TEMPLATES, EnumerationLimits, column_patterns
+    from lakeindex.patterns.templates import shape_size, shape_tokens
+    from lakeindex.patterns.tokens import analyze
+
+    rng = random.Random(8)
+    columns = [[gen(rng) for _ in range(n)] for gen in GENERATORS.values() for n in (40, 400)]
+
+    def word(r: random.Random) -> str:
+        kinds = (str(r.randint(0, 999)), r.choice(["ab", "xyz"]), r.choice(["AB", "Z"]), r.choice(["Ab", "xY9"]))
+        return r.choice(kinds)
+
+    columns.append([f"{word(rng)}-{word(rng)}.{word(rng)}:{word(rng)}" for _ in range(100)])  # many shapes
+    limits = EnumerationLimits()
+
+    def templates(column: list[str]) -> int:  # what decides between direct sums and the prefix walk
+        shapes = {a.shape for a in map(analyze, set(column)) if a.shape and a.ntokens <= limits.tau}
+        return sum(shape_size(s, limits.max_constants, limits.budget(shape_tokens(s))) for s in shapes)
+
+    walked = [c for c in columns if templates(c) > DIRECT_TEMPLATES]
+    assert walked, "no column takes the prefix walk"
+    assert any(len(set(c)) > limits.max_distinct for c in columns)  # sampled, float estimates
+    (tmp_path / "columns.json").write_text(json.dumps(columns))
+    (tmp_path / "count.py").write_text(COUNT)
+    done = subprocess.run([sys.executable, str(tmp_path / "count.py"), str(tmp_path / "columns.json"),
+                           str(tmp_path / "counts.json")], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "PYTHONPATH": str(compiled)}, cwd=compiled)
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads((tmp_path / "counts.json").read_text())
+    for column, have in zip(columns, got, strict=True):
+        vc = Counter(column)
+        cp = column_patterns(list(vc), list(vc.values()), limits)
+        assert have == json.dumps([sorted(cp.counts.items()), cp.total, cp.wide]), column[:3]

@@ -24,7 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import Protocol
 
-Members = list[tuple[tuple[str, ...], int]]  # (slot texts, weight) of distinct values of one shape
+from lakeindex.patterns.sampling import Weight
+
+Members = list[tuple[tuple[str, ...], Weight]]  # (slot texts, weight) of distinct values of one shape
 # One alternative for a part: (literal text or None when it holds constants, %-format text,
 # constant slots relative to the part's first slot, parts consumed)
 Prepared = tuple[str | None, str, tuple[int, ...], int]
@@ -45,20 +47,20 @@ class OptionSource(Protocol):
 _CARRIED_MARGIN = 1 + 1e-9
 
 # thread: (shape index, next part, members, weight, constants fixed so far, constant slots used)
-Thread = tuple[int, int, Members, int, tuple, int]
+Thread = tuple[int, int, Members, Weight, tuple, int]
 
 
 class _State:
     __slots__ = ("groups", "done", "const")
 
     def __init__(self, const: bool) -> None:
-        self.groups: dict[Hashable, list[tuple[list[Thread], int]]] = {}
-        self.done: list[tuple[int, tuple, int, Members]] = []
+        self.groups: dict[Hashable, list[tuple[list[Thread], Weight]]] = {}
+        self.done: list[tuple[int, tuple, Weight, Members]] = []
         self.const = const
 
 
 def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: float,
-                   const_floor: float) -> dict[str, int]:
+                   const_floor: float) -> dict[str, Weight]:
     """Patterns matched by at least ``floor`` values (``const_floor`` if they hold constants), with counts."""
     infos = []
     root = _State(False)
@@ -72,7 +74,7 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
     # texts too light to be the constant of a kept pattern (with a margin: the walk sums the same float
     # weights in another order); a prefix holding one is never built
     rare = {t for t, w in _carried(groups).items() if w * _CARRIED_MARGIN < const_floor}
-    counts: dict[str, int] = {}
+    counts: dict[str, Weight] = {}
     frontier: dict[str, _State] = {"": root}
     option_cache: dict[Hashable, list[Prepared]] = {}
 
@@ -84,7 +86,7 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
 
     while frontier:
         nxt: dict[str, _State] = {}
-        splits: dict[tuple[int, tuple[int, ...]], list[tuple[tuple[str, ...], Members, int]]] = {}
+        splits: dict[tuple[int, tuple[int, ...]], list[tuple[tuple[str, ...], Members, Weight]]] = {}
         for text, state in frontier.items():
             need = const_floor if state.const else floor
             if state.done:
@@ -92,8 +94,8 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
                 if done >= need and done > 0:
                     counts[text] = done
             # an upper bound of each class extension's weight first: light ones are never built
-            bound: dict[str, int] = {}
-            weights = {}
+            bound: dict[str, Weight] = {}
+            weights: dict[Hashable, Weight] = {}
             for gkey, chunks in state.groups.items():
                 gw = weights[gkey] = sum(c[1] for c in chunks)
                 for literal, _, _, _ in options(gkey):
@@ -105,7 +107,7 @@ def count_patterns(groups: dict[tuple, Members], source: OptionSource, floor: fl
             const_opts: list[tuple[str, tuple[int, ...], int, list[Thread]]] = []
             for gkey, chunks in state.groups.items():
                 threads: list[Thread] | None = None
-                advanced: dict[int, tuple[dict[Hashable, tuple[list[Thread], int]], list]] = {}
+                advanced: dict[int, tuple[dict[Hashable, tuple[list[Thread], Weight]], list]] = {}
                 for literal, fmt, rel, step in options(gkey):
                     if literal is None:
                         if const_ok:
@@ -143,8 +145,8 @@ def _extend_constants(text: str, const_opts: list, infos: list, splits: dict, co
     """Extend a state by its constant options: one new state per constant text whose weight, summed over
     every thread of the state that writes it, reaches the constant floor (lighter ones, and those holding
     a ``rare`` text, are never built)."""
-    found: list[tuple[str, Thread, tuple[int, ...], tuple[str, ...], Members, int, int]] = []
-    weight: dict[str, int] = {}
+    found: list[tuple[str, Thread, tuple[int, ...], tuple[str, ...], Members, Weight, int]] = []
+    weight: dict[str, Weight] = {}
     for fmt, rel, step, threads in const_opts:
         shifted: dict[int, tuple[int, ...]] = {0: rel}  # the option's slots from each first slot
         for thread in threads:
@@ -178,10 +180,10 @@ def _extend_constants(text: str, const_opts: list, infos: list, splits: dict, co
             new.groups.setdefault(keys[pos + step], []).append(([t], sw))
 
 
-def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashable, tuple[list[Thread], int]], list]:
+def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashable, tuple[list[Thread], Weight]], list]:
     """Threads moved ``step`` parts on, grouped by their next part's key; those that finished."""
     by: dict[Hashable, list[Thread]] = {}
-    weight: dict[Hashable, int] = {}
+    weight: dict[Hashable, Weight] = {}
     done = []
     for si, pos, members, w, ckey, used in threads:
         keys, _, _, nparts = infos[si]
@@ -202,17 +204,17 @@ def _advance(threads: list[Thread], step: int, infos: list) -> tuple[dict[Hashab
     return {k: (lst, weight[k]) for k, lst in by.items()}, done
 
 
-def _done_weight(done: list[tuple[int, tuple, int, Members]]) -> int:
+def _done_weight(done: list[tuple[int, tuple, Weight, Members]]) -> Weight:
     """Weight of the values that complete a pattern: one value, one count, however many parses reach it.
 
     Parses of one shape with the same constants reach the same values. With constants at different
     slots (``<num>.2.<num>`` of ``10.2.2.7``: the ``2`` of either middle word) they may reach the same
     value twice, so such a shape's values are united by their slot texts.
     """
-    by_shape: dict[int, dict[tuple, tuple[int, Members]]] = {}
+    by_shape: dict[int, dict[tuple, tuple[Weight, Members]]] = {}
     for si, ckey, w, members in done:
         by_shape.setdefault(si, {}).setdefault(ckey, (w, members))
-    total = 0
+    total: Weight = 0
     for parses in by_shape.values():
         if len(parses) == 1:
             total += next(iter(parses.values()))[0]
@@ -222,12 +224,12 @@ def _done_weight(done: list[tuple[int, tuple, int, Members]]) -> int:
     return total
 
 
-def _split(members: Members, slots: tuple[int, ...], rare: set[str]) -> list[tuple[tuple[str, ...], Members, int]]:
+def _split(members: Members, slots: tuple[int, ...], rare: set[str]) -> list[tuple[tuple[str, ...], Members, Weight]]:
     """Members grouped by their texts at ``slots``, those holding a ``rare`` text left out (the floor
     applies to the merged state, not here: one constant may be common only across shapes, as ``ID`` over
     ``ID-7`` and ``ID-12``)."""
     by: dict[tuple[str, ...], Members] = {}
-    weight: dict[tuple[str, ...], int] = {}
+    weight: dict[tuple[str, ...], Weight] = {}
     for m in members:
         consts = tuple(m[0][j] for j in slots)
         if not rare.isdisjoint(consts):
@@ -242,10 +244,10 @@ def _split(members: Members, slots: tuple[int, ...], rare: set[str]) -> list[tup
     return [(c, by[c], w) for c, w in weight.items()]
 
 
-def _carried(groups: dict[tuple, Members]) -> dict[str, int]:
+def _carried(groups: dict[tuple, Members]) -> dict[str, Weight]:
     """Weight of the values carrying each slot text (anywhere): a pattern holding a text as a constant
     matches only such values, so its count is at most the text's."""
-    carried: dict[str, int] = {}
+    carried: dict[str, Weight] = {}
     for members in groups.values():
         for slots, w in members:
             for t in set(slots):
@@ -254,7 +256,7 @@ def _carried(groups: dict[tuple, Members]) -> dict[str, int]:
 
 
 def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[tuple[str, ...], dict]],
-               floor: float, const_floor: float) -> dict[str, int]:
+               floor: float, const_floor: float) -> dict[str, Weight]:
     """The same counts as :func:`count_patterns`, summed shape by shape from each shape's templates
     (``templates(shape)`` gives constant-free patterns and %-formats per constant slot set, cached
     across columns). Cheaper when a column has few shapes, or shapes already seen.
@@ -264,8 +266,8 @@ def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[
     """
     const_floor = max(floor, const_floor)
     carried = _carried(groups)
-    counts: dict[str, int] = {}
-    consts: dict[str, int] = {}
+    counts: dict[str, Weight] = {}
+    consts: dict[str, Weight] = {}
     get, cget = counts.get, consts.get
     for shape, members in groups.items():
         free, by_slots = templates(shape)
@@ -277,13 +279,13 @@ def sum_counts(groups: dict[tuple, Members], templates: Callable[[tuple], tuple[
         nslots = len(members[0][0])
         # per slot, the texts that may stay constant: slot sets holding a slot without any are skipped
         ok = [{slots[j] for slots, _ in members if carried[slots[j]] >= const_floor} for j in range(nslots)]
-        local: dict[str, int] = {}
+        local: dict[str, Weight] = {}
         source: dict[str, tuple[int, ...]] = {}  # the slot set that first wrote each pattern
         twice: dict[str, list[tuple[tuple[int, ...], str]]] = {}  # patterns written from several slot sets
         for slot_set, fmts in by_slots.items():
             if not all(ok[j] for j in slot_set):
                 continue
-            combos: dict[tuple[str, ...], int] = {}
+            combos: dict[tuple[str, ...], Weight] = {}
             for slots, w in members:
                 key = tuple(slots[j] for j in slot_set)
                 if all(t in ok[j] for t, j in zip(key, slot_set, strict=True)):

@@ -65,7 +65,7 @@ from dataclasses import asdict, dataclass
 from typing import cast
 
 from lakeindex.patterns.counting import count_patterns, sum_counts
-from lakeindex.patterns.sampling import MAX_DISTINCT, priority_sample
+from lakeindex.patterns.sampling import MAX_DISTINCT, Weight, priority_sample
 from lakeindex.patterns.templates import MAX_TAU, HierarchyOptions, shape_size, shape_templates, shape_tokens
 from lakeindex.patterns.tokens import DEFAULT_MAX_SUBRUNS, analyze
 from lakeindex.patterns.windows import WINDOW_WORDS, window_counts
@@ -76,6 +76,8 @@ DIRECT_TEMPLATES = 40000
 # shapes of more tokens than this (the default tau, the paper's recommended one) are held to
 # ``EnumerationLimits.wide_templates`` when a larger tau indexes them whole
 WIDE_TOKENS = 8
+DEFAULT_MAX_TEMPLATES = 8192  # templates per shape of at most WIDE_TOKENS tokens
+DEFAULT_MIN_SHARE = 16  # a column is evidence for p if p matches 1/16 of its values
 
 
 @dataclass(frozen=True)
@@ -87,9 +89,9 @@ class EnumerationLimits:
     max_constants: int = 2
     const_share: int = 16
     max_shapes: int = 256
-    min_share: int = 16
+    min_share: int = DEFAULT_MIN_SHARE
     window_edge: int = 8
-    max_templates: int = 8192
+    max_templates: int = DEFAULT_MAX_TEMPLATES
     window_words: int = WINDOW_WORDS
     max_distinct: int = MAX_DISTINCT
     wide_templates: int = 1024
@@ -119,9 +121,9 @@ class EnumerationLimits:
         written before ``window_share`` and ``window_lead`` kept windows at the column's own evidence floor
         and cut none that starts with a delimiter."""
         if "wide_templates" not in d:
-            d = {**d, "wide_templates": d.get("max_templates", EnumerationLimits.max_templates)}
+            d = {**d, "wide_templates": d.get("max_templates", DEFAULT_MAX_TEMPLATES)}
         if "window_share" not in d:
-            d = {**d, "window_share": d.get("min_share", EnumerationLimits.min_share), "window_lead": 0}
+            d = {**d, "window_share": d.get("min_share", DEFAULT_MIN_SHARE), "window_lead": 0}
         return d
 
     @classmethod
@@ -191,19 +193,20 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     if weights is None:
         weights = [1] * len(values)
     unlisted = wide
+    matchless: Weight = wide  # values that match no whole pattern: wide ones, and those without a shape
     wide_values = list(wide_values or ())
     wide_weights = list(wide_weights) if wide_weights is not None else [1] * len(wide_values)
     total = sum(weights) + sum(wide_weights) + wide
     sampled = 0 < limits.max_distinct < len(values)
     # sampled, the weights are estimates (floats), rounded back to whole values below
-    values, weights = cast(tuple[list[str], list[int]], priority_sample(values, weights, limits.max_distinct))
-    groups: dict[tuple, list[tuple[tuple[str, ...], int]]] = {}
-    listed: list[tuple[str, int, bool]] = []
-    wide_list: list[tuple[str, int]] = []
-    for v, w in zip(values, weights, strict=True):
+    sample, estimates = priority_sample(values, weights, limits.max_distinct)
+    groups: dict[tuple, list[tuple[tuple[str, ...], Weight]]] = {}
+    listed: list[tuple[str, Weight, bool]] = []
+    wide_list: list[tuple[str, Weight]] = []
+    for v, w in zip(sample, estimates, strict=True):
         a = analyze(v, limits.max_subruns)
         if not a.shape:
-            wide += w
+            matchless += w
             continue
         is_wide = a.ntokens > limits.tau
         listed.append((v, w, is_wide))
@@ -230,7 +233,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
     else:
         counts = count_patterns(groups, HierarchyOptions(maxc, budget), floor, const_floor)
     nwide = sum(w for _, w in wide_list)
-    wide += nwide
+    matchless += nwide
     if wide_list and limits.window_edge and nwide + unlisted >= floor:
         get = counts.get
         for p, n in window_counts(listed, unlisted, total, limits.tau, limits.window_edge,
@@ -238,6 +241,7 @@ def column_patterns(values: list[str], weights: list[int] | None = None,
             if n > get(p, 0):
                 counts[p] = n
     if sampled:  # estimated weights: counts back to whole values
-        counts = {p: min(total, round(n)) for p, n in counts.items()}
-        wide = min(total, round(wide))
-    return ColumnPatterns(counts, total, wide)
+        return ColumnPatterns({p: min(total, round(n)) for p, n in counts.items()}, total,
+                              min(total, round(matchless)))
+    # exact weights: every count is a sum of whole counts
+    return ColumnPatterns(cast(dict[str, int], counts), total, cast(int, matchless))

@@ -29,10 +29,11 @@ import heapq
 import math
 import zlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import cast
 
 MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactly, the rest estimated)
 _U = float(1 << 32)
+# a value's weight: its count, or the estimate (a float) that a priority sample gives it
+Weight = int | float
 
 
 def value_hash(value: str) -> int:
@@ -40,14 +41,14 @@ def value_hash(value: str) -> int:
     return zlib.crc32(value.encode("utf-8", "surrogatepass"))
 
 
-def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list[str], list[float]]:
+def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list[str], list[Weight]]:
     """The ``k`` values of highest priority w/u(v), each with its estimated weight max(w, t).
 
     Columns of at most ``k`` values are returned unchanged (exact weights).
     """
     n = len(values)
     if k <= 0 or n <= k:
-        return values, cast(list[float], weights)
+        return values, list(weights)
     # priority w / u(v), u(v) = (value_hash(v) + 1) / 2^32 in (0, 1]: deterministic and pseudo-uniform,
     # built as a list (a wide fit samples a 1,000-value column; a generator fed to nlargest cost more)
     top = heapq.nlargest(k + 1, [(w / ((value_hash(v) + 1) / _U), i)
@@ -60,7 +61,7 @@ def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list
     return [values[i] for i in kept], [float(weights[i]) if weights[i] >= t else t * scale for i in kept]
 
 
-def apportion(values: list[str], estimates: list[float], total: int) -> dict[str, int]:
+def apportion(values: list[str], estimates: list[Weight], total: int) -> dict[str, int]:
     """Integer weights for estimated ones, summing to ``total``: floors (at least 1), then the units left
     to the largest fractional parts (largest-remainder rounding), or taken back from the heaviest."""
     ints = [max(1, math.floor(e)) for e in estimates]

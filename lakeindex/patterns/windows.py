@@ -51,6 +51,7 @@ estimate, exact for columns of at most that many distinct values.
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -60,7 +61,7 @@ from itertools import product
 from lakeindex.caches import WeightedLRU
 from lakeindex.patterns.hierarchy import fixed, plus
 from lakeindex.patterns.pattern import escape_literal
-from lakeindex.patterns.sampling import value_hash
+from lakeindex.patterns.sampling import Weight, value_hash
 
 MAX_WINDOWED_VALUES = 128  # distinct values per column cut into windows (heaviest first; counts scaled)
 MAX_WINDOW_SKELETONS = 8  # wide values of more skeletons than this (free text) are not cut
@@ -113,13 +114,14 @@ def skeleton(parts: tuple) -> tuple:
     return tuple(p if isinstance(p, str) else "" for p in parts)
 
 
-def structured(parts_weights: list[tuple[tuple, int]]) -> bool:
+def structured(parts_weights: list[tuple[tuple, Weight]]) -> bool:
     """True when a few skeletons hold 90% of the values: machine-made wide values (UUIDs, timestamps,
     records, lists of a few lengths), not free text, whose windows would describe no domain."""
-    weights: Counter[tuple] = Counter()
+    weights: dict[tuple, Weight] = {}
     for parts, w in parts_weights:
-        weights[skeleton(parts)] += w
-    top = sum(n for _, n in weights.most_common(MAX_WINDOW_SKELETONS))
+        sk = skeleton(parts)
+        weights[sk] = weights.get(sk, 0) + w
+    top = sum(heapq.nlargest(MAX_WINDOW_SKELETONS, weights.values()))
     return top >= 0.9 * sum(weights.values())
 
 
@@ -218,7 +220,7 @@ def _sub_patterns(sub: tuple, hex_context: tuple[bool, ...]) -> tuple[str, ...]:
     return hit
 
 
-def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int, tau: int, edge: int,
+def window_counts(values: list[tuple[str, Weight, bool]], unlisted: int, total: int, tau: int, edge: int,
                   floor: float, max_words: int = WINDOW_WORDS, lead: bool = False) -> dict[str, int]:
     """Best count of each window pattern over the windows of a column (module docstring).
 
@@ -232,7 +234,7 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
     sample = ranked[:MAX_WINDOWED_VALUES]
     memo: dict[str, object] = {}
     # values of one layout of word kinds and lengths cut alike: cut each layout once, with its weight
-    layouts: dict[tuple, list[int]] = {}
+    layouts: dict[tuple, list[Weight]] = {}
     for v, w, wide in sample:
         parts = window_parts(v, memo)
         hit = layouts.get(parts)
@@ -245,7 +247,7 @@ def window_counts(values: list[tuple[str, int, bool]], unlisted: int, total: int
         return {}
     listed = sum(vw[1] for vw in values) + unlisted
     scale = listed / sum(vw[1] for vw in sample)
-    windows: dict[tuple, dict[tuple, int]] = {}
+    windows: dict[tuple, dict[tuple, Weight]] = {}
     for parts, (w, _) in layouts.items():
         for key, sub in value_windows(parts, tau, edge, max_words, lead):
             shapes = windows.get(key)
@@ -299,7 +301,7 @@ def _window_evidence(n: float, led: bool, held: float, total: int, scale: float,
     return m if m >= floor else None
 
 
-def _pattern_counts(shapes: dict[tuple, int], evidence: Callable[[float], int | None]) -> dict[str, int]:
+def _pattern_counts(shapes: dict[tuple, Weight], evidence: Callable[[float], int | None]) -> dict[str, Weight]:
     """Weight of the window's values matching each pattern of its sub-shapes that may reach the floor.
 
     A pattern's count is at most, at each part, the weight of the sub-shapes offering its alternative
@@ -313,7 +315,7 @@ def _pattern_counts(shapes: dict[tuple, int], evidence: Callable[[float], int | 
             for o in options:
                 bound[(j, o)] = bound.get((j, o), 0) + w
     live = {jo for jo, b in bound.items() if evidence(b * _BOUND_MARGIN) is not None}
-    counts: dict[str, int] = {}
+    counts: dict[str, Weight] = {}
     cget = counts.get
     for sub, w in shapes.items():
         kept = [[o for o in options if (j, o) in live] for j, options in enumerate(ladders[sub])]
@@ -324,7 +326,7 @@ def _pattern_counts(shapes: dict[tuple, int], evidence: Callable[[float], int | 
     return counts
 
 
-def _hex_context(shapes: dict[tuple, int]) -> tuple[bool, ...]:
+def _hex_context(shapes: dict[tuple, Weight]) -> tuple[bool, ...]:
     """Per word of a window: does some value hold a hex word (digits and a-f letters) there?"""
     ctx: list[bool] | None = None
     for sub in shapes:
