@@ -29,6 +29,7 @@ import heapq
 import math
 import zlib
 from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import cast
 
 MAX_DISTINCT = 128  # distinct values enumerated per column (heavier ones exactly, the rest estimated)
 _U = float(1 << 32)
@@ -48,7 +49,7 @@ def priority_sample(values: list[str], weights: list[int], k: int) -> tuple[list
     """
     n = len(values)
     if k <= 0 or n <= k:
-        return values, list(weights)
+        return values, cast(list[Weight], weights)  # exact counts, returned as given (no copy)
     # priority w / u(v), u(v) = (value_hash(v) + 1) / 2^32 in (0, 1]: deterministic and pseudo-uniform,
     # built as a list (a wide fit samples a 1,000-value column; a generator fed to nlargest cost more)
     top = heapq.nlargest(k + 1, [(w / ((value_hash(v) + 1) / _U), i)
