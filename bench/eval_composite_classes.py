@@ -15,7 +15,7 @@ Fisher test at 0.01 for FMDV-VH). Per family: the share of columns with a rule, 
   rest hold a word with digits (``apps4kids``) in about 11% of the values.
 * ``12-hour timestamps``: ``5/26/2014 10:04:57 AM``.
 
-    python bench/eval_composite_classes.py --index /work/bench-data/index-wide-v8 --test-seed 17
+    python bench/eval_composite_classes.py --index bench/out/index-wide-v8 --test-seed 17
 """
 
 from __future__ import annotations

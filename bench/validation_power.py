@@ -23,13 +23,18 @@ beside it: ``loo-evidence`` (the posterior updated with max(k1, k_loo) of n inst
 ``loo-uniform`` (a rule with k_loo > k1 gets the uniform prior, its evidence k_loo of n); the rows count the
 false alarms whose rule is stable under leave-one-out (k_loo <= k1) and the refits' time.
 
+``--oracle-prior`` (with ``--wide-lake``, the lake of ``--wide-index``) also scores ``oracle``: the same posterior
+predictive test with the lake's own distribution of the whole rule's column rates as the prior, measured by
+brute force over every lake column (``bench/lake_rate_oracle.py``): calibrated over columns like the lake's,
+it shows what the best count-based test can do with evidence the index does not store.
+
 ``--paper-split`` counts instead the columns each test flags against their own rule under the paper's
 protocol (train on the first 10% of a column, validate the other 90%), as ``bench/eval_quality.py`` scores
 precision. ``--calibration`` prints instead the default test's exact false-alarm rate for a column whose values are
 off the rule at a fixed rate (1-10%), by training size: no rule learning, only the statistics.
 
-    python bench/validation_power.py --lake /work/bench-data/lake-2520x500 \\
-        --index /work/bench-data/index-lake-2520x500-tau8 --wide-index /work/bench-data/index-wide-v8 \\
+    python bench/validation_power.py --lake bench/out/lake-2520x500 \\
+        --index bench/out/index-lake-2520x500-tau8 --wide-index bench/out/index-wide-v8 \\
         --out bench/out/validation_power.json
 """
 
@@ -51,6 +56,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.eval_composite import test_columns  # noqa: E402
 from bench.eval_quality import BenchColumn, load_columns  # noqa: E402
+from bench.lake_rate_oracle import LakeRates, oracle_pvalue  # noqa: E402
 from lakeindex.fmdv.drift import LakePrior, lake_prior, predictive_pvalue, rule_prior, validate  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import TESTS, Rule  # noqa: E402
@@ -61,6 +67,7 @@ from sample_lake.generate import SPECIAL_TOKENS  # noqa: E402
 TRAIN_SIZES = (5, 8, 10, 20, 40, 100, 1000)
 DRIFT_KINDS = ("token", "us-date", "other-column")
 LOO_VARIANTS = ("loo-evidence", "loo-uniform")
+ORACLE = "oracle"
 
 
 def us_date(rng: random.Random) -> str:
@@ -110,10 +117,21 @@ def loo_verdict(res: dict, rule: Rule, k_loo: int, variant: str, alpha: float) -
     return {**res, "p_value": p, "flagged": p < alpha}
 
 
+def oracle_verdict(res: dict, rule: Rule, lake: LakeRates, alpha: float, default_weight: float = 0.0) -> dict:
+    """The posterior predictive test with the lake's measured column rates of the rule as the prior (mixed with
+    the default test's prior at ``default_weight``)."""
+    prior = rule_prior(rule, alpha)
+    p = oracle_pvalue(lake.rates(rule.pattern), rule.train_nonconforming, rule.train_size,
+                      res["batch_nonconforming"], res["batch_size"],
+                      (default_weight, prior.a, prior.b) if default_weight else None)
+    return {**res, "p_value": p, "flagged": p < alpha}
+
+
 def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentSolver], sizes: tuple[int, ...],
-        batch: int, share: float, alpha: float, seed: int, loo: int = 0) -> dict:
+        batch: int, share: float, alpha: float, seed: int, loo: int = 0,
+        oracles: dict[str, LakeRates] | None = None, oracle_default_weight: float = 0.0) -> dict:
     """Counts per (source, train size, test): rules, false alarms on clean batches, detected drifts (and the
-    leave-one-out variants for rules learned from at most ``loo`` values)."""
+    leave-one-out variants for rules learned from at most ``loo`` values, and the lake-rate oracle)."""
     off = {src: OffPattern([c for s, _, c in columns if s == src], seed) for src in solvers}
     counts: dict = defaultdict(lambda: {"columns": 0, "clean": 0, "false_alarms": 0, "clean_within_theta": 0,
                                         "false_alarms_within_theta": 0, "drifted": 0, "detected": 0,
@@ -143,10 +161,15 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                 start = time.perf_counter()
                 k_loo = loo_failures(solvers[src], values[:n])
                 seconds = time.perf_counter() - start
-            for test in (*TESTS, *(LOO_VARIANTS if k_loo is not None else ())):
+            for test in (*TESTS, *(LOO_VARIANTS if k_loo is not None else ()), *((ORACLE,) if oracles else ())):
                 c = counts[(src, n, test)]
                 c["columns"] += 1
-                if test in LOO_VARIANTS:
+                if test == ORACLE and oracles:
+                    res_clean = oracle_verdict(validate(rule, clean, alpha, mode="homogeneity"), rule, oracles[src],
+                                               alpha, oracle_default_weight)
+                    res_drift = oracle_verdict(validate(rule, drifted, alpha, mode="homogeneity"), rule, oracles[src],
+                                               alpha, oracle_default_weight)
+                elif test in LOO_VARIANTS:
                     res_clean = loo_verdict(validate(rule, clean, alpha, mode="homogeneity"), rule, k_loo, test, alpha)
                     res_drift = loo_verdict(validate(rule, drifted, alpha, mode="homogeneity"), rule, k_loo, test,
                                             alpha)
@@ -186,7 +209,7 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                      "examples": {what: examples[(src, n, test, what)] for what in ("false_alarm", "missed")
                                   if examples[(src, n, test, what)]}})
     for n in sizes:  # both sources together
-        for test in (*TESTS, *LOO_VARIANTS):
+        for test in (*TESTS, *LOO_VARIANTS, ORACLE):
             part = [r for r in rows if r["train_size"] == n and r["test"] == test and r["source"] != "all"]
             tot = {key: sum(r[key] for r in part) for key in ("columns", "clean", "false_alarms", "clean_within_theta",
                                                                "false_alarms_within_theta", "drifted", "detected",
@@ -253,6 +276,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--loo", type=int, default=0, metavar="N",
                     help="also score leave-one-out evidence for rules learned from at most N values")
+    ap.add_argument("--oracle-prior", action="store_true",
+                    help="also score the test with each rule's measured lake column rates as prior (needs --wide-lake)")
+    ap.add_argument("--oracle-default-weight", type=float, default=0.0, metavar="W",
+                    help="mix the default test's prior into the oracle's at prior weight W (0: the lake's alone)")
+    ap.add_argument("--wide-lake", type=Path, default=None, help="the lake --wide-index was built from")
     ap.add_argument("--out", type=Path, default=None)
     ap.add_argument("--calibration", action="store_true",
                     help="only print the betabinom test's exact false-alarm rates at fixed off-rule rates")
@@ -277,7 +305,13 @@ def main(argv: list[str] | None = None) -> int:
             for row in paper_split(columns, solvers, args.alpha):
                 print(json.dumps(row))
             return 0
-        result = run(columns, solvers, sizes, args.batch, args.drift_share, args.alpha, args.seed, args.loo)
+        oracles = None
+        if args.oracle_prior:
+            if args.wide_lake is None:
+                ap.error("--oracle-prior needs --wide-lake, the lake --wide-index was built from")
+            oracles = {"lake": LakeRates(args.lake), "composite": LakeRates(args.wide_lake)}
+        result = run(columns, solvers, sizes, args.batch, args.drift_share, args.alpha, args.seed, args.loo, oracles,
+                     args.oracle_default_weight)
     result["command"] = " ".join(sys.argv)
     text = json.dumps(result, indent=1)
     if args.out:
