@@ -81,3 +81,33 @@ def test_lists_of_varying_length_get_an_open_count(index):
     assert rule.pattern.endswith("</rep>{3,}") and "<rep>," in rule.pattern
     assert rule.train_nonconforming == 0
     assert not matches(rule.pattern, "a:1,b:2,c3,d:4")  # an item without its colon
+
+
+
+@pytest.fixture(scope="module")
+def list_index(tmp_path_factory):
+    """Numbers with 3% ``N/A`` (FPR about 0.03) and lists of 10-13 of them, whose few skeletons give the
+    index windows led by the comma (``,<digit>+``): what lets vertical cuts align a list as a record."""
+    rng = random.Random(8)
+    cols = [[str(rng.randint(0, 999)) if rng.random() > 0.03 else "N/A" for _ in range(100)] for _ in range(40)]
+    cols += [[",".join(str(rng.randint(0, 999)) for _ in range(rng.randint(10, 13))) for _ in range(60)]
+             for _ in range(20)]
+    path = tmp_path_factory.mktemp("lists") / "ix"
+    build_from_columns(cols, path, min_coverage=2)
+    with IndexReader(path) as ix:
+        yield ix
+
+
+@pytest.mark.parametrize("lengths,unseen", [((12, 13, 12, 13, 12), 11), ((5, 7, 5, 7, 5), 6)])
+def test_lists_whose_sample_shows_two_lengths_are_lists_not_records_with_an_optional_block(list_index, lengths,
+                                                                                          unseen):
+    # aligned, 5 lists of 5 and 7 numbers are 5 fields and an optional block of 2 (each field's FPR and the
+    # block's), which rejects a list of 6; a list rule pays the items' FPR once and holds any length
+    rng = random.Random(3)
+    train = [",".join(str(rng.randint(0, 999)) for _ in range(k)) for k in lengths]
+    rule = AutoValidator(list_index, "fmdv-vh").fit(train).rule_
+    assert rule.feasible, rule.reason
+    assert "<opt>" not in rule.pattern and "<rep>," in rule.pattern
+    other = [",".join(str(rng.randint(0, 999)) for _ in range(unseen)) for _ in range(20)]
+    assert rule.nonconforming(other) == {}
+    assert rule.nonconforming(["1,2,x"]) != {}

@@ -32,7 +32,7 @@ from lakeindex.fmdv.repetition import joined_rule, repetition_rule
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.split import separator_tallies
 from lakeindex.fmdv.vertical import MAX_SEQUENCES, Segmentation, segmentations
-from lakeindex.patterns.pattern import PatternError, compiled
+from lakeindex.patterns.pattern import OPT_OPEN, PatternError, compiled, parse
 from lakeindex.patterns.sampling import sample_strata, value_hash
 from lakeindex.patterns.tokens import Analysis
 
@@ -81,6 +81,11 @@ class Found(NamedTuple):
     # the column's values (with counts) that fail it, where checking a sample's rule counted them already;
     # None: not counted
     nonconforming: int | None
+
+
+def _open_count(pattern: str) -> bool:
+    """Whether a repetition of the pattern has an open count (``{k,}``): a list of varying length."""
+    return any(e.cls == "/rep" and e.text.endswith(",}") for e in parse(pattern))
 
 
 def _all_match(pattern: str, values: list[str]) -> bool:
@@ -246,6 +251,8 @@ class RuleSearch:
             result = self.joined(values, depth, cap, beat, mode) or result
         if result is None and self.with_vertical and depth < MAX_DEPTH:
             result = self.composite(values, depth, cap, mode)
+        elif result is not None and self.with_vertical and depth < MAX_DEPTH and OPT_OPEN in result.pattern:
+            result = self.listed(values, depth, result, mode)
         self.memo[key] = result
         if result is None and self.part_solves < MAX_PART_SOLVES:  # not for want of part solves
             self.no_rule[column] = max(cap, self.no_rule.get(column, -1.0))
@@ -332,6 +339,24 @@ class RuleSearch:
         if not cands:
             return None
         return Segmentation([(0, 0, min(cands, key=lambda c: (c.fpr, len(c.pattern))))])
+
+    def listed(self, values: Counter[str], depth: int, aligned: Segmentation, mode: Mode) -> Segmentation:
+        """The aligned rule, or a list rule safer by the FPR slack (Eq. 5) where the aligned one needs an
+        optional block: values with different numbers of fields may be lists (of open length) whose lengths
+        the training sample does not all show (lists of 5 and 7 numbers aligned as 5 fields and an optional 2 reject a
+        list of 6), and the aligned rule pays the optional block's FPR on top of its fields'."""
+        tol = self.theta if self.with_horizontal else 0.0
+
+        def part(column: Counter[str], budget: float) -> Candidate | None:
+            return self.part(column, depth + 1, budget, mode)
+
+        cap = aligned.fpr - self.solver.fpr_slack
+        if cap < 0:
+            return aligned
+        found = repetition_rule(values, part, tol, cap, separator_tallies(nonempty_counts(values), tol))
+        if found is None or found.fpr > cap or not _open_count(found.pattern):
+            return aligned  # no list, or one of fixed length: a record the aligned rule describes field by field
+        return Segmentation([(0, 0, found)])
 
     def part(self, values: Iterable[str] | Mapping[str, int], depth: int, budget: float | None,
              mode: Mode) -> Candidate | None:
