@@ -216,6 +216,9 @@ class ValidationOut(BaseModel):
     prior: LakePriorOut | None = None
     expected_nonconforming_fraction: float | None = Field(
         None, description="the posterior mean rate: the prior updated by the training counts")
+    training_p_at_batch_rate: float | None = Field(
+        None, description="P(training counts this low | the column always at the batch's fraction): above alpha "
+                          "the training sample alone cannot tell the batch's rate from the column's usual one")
     batch_nonconforming: int | None = None
     batch_nonconforming_fraction: float | None = None
     offending_sample: list[OffendingValue] | None = Field(None, description="the most frequent, at most 20")

@@ -58,6 +58,18 @@ def test_eight_iso_dates_flag_a_batch_with_ten_of_nineteen_off(index_path):
     assert res["test"] == "betabinom" and res["flagged"] and res["batch_nonconforming"] == 10
 
 
+
+def test_the_result_says_whether_the_training_sample_alone_contradicts_the_batch_rate(index_path):
+    # P(all n training values conform | the column always at the batch's fraction) = (1 − q)^n, by hand
+    rng = random.Random(2)
+    batch = [iso(rng) for _ in range(9)] + [us(rng) for _ in range(5)] + ["N/A"] * 5  # 10 of 19 off
+    res = validate(date_rule(index_path, 8), batch)
+    assert res["training_p_at_batch_rate"] == pytest.approx((9 / 19) ** 8) and (9 / 19) ** 8 < 0.01
+    drifted = [iso(rng) for _ in range(80)] + [us(rng) for _ in range(20)]  # 20% off after 5 values
+    res = validate(date_rule(index_path, 5), drifted)
+    assert res["flagged"] and res["training_p_at_batch_rate"] == pytest.approx(0.8 ** 5)  # the flag is the lake's
+
+
 def test_forty_values_flag_a_batch_with_five_of_thirty_five_off(index_path):
     rule = date_rule(index_path, 40)
     rng = random.Random(3)

@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 
 from scipy.optimize import brentq
-from scipy.stats import beta, betabinom, chi2_contingency, fisher_exact
+from scipy.stats import beta, betabinom, binom, chi2_contingency, fisher_exact
 
 from lakeindex.fmdv.rule import DEFAULT_TEST, TESTS, Rule
 
@@ -76,6 +76,14 @@ def predictive_pvalue(prior: LakePrior, k1: int, n1: int, k2: int, n2: int) -> t
     return min(max(p, 0.0), 1.0), a / (a + b)
 
 
+def training_pvalue(k1: int, n1: int, fraction: float) -> float:
+    """P(K1 <= k1) for K1 ~ Bin(n1, fraction): how likely the training counts are had the column always been
+    off the rule at the batch's fraction. Above alpha, the training sample alone cannot tell the batch's
+    rate from the column's usual one (5 values all conform with probability 0.33 at a rate of 20%), and a
+    flag rests on the lake's prior."""
+    return min(max(float(binom.cdf(k1, n1, fraction)), 0.0), 1.0) if n1 else 1.0
+
+
 def homogeneity_pvalues(k1: int, n1: int, k2: int, n2: int) -> tuple[float, float]:
     """Two-tailed p-values (Fisher exact, chi-squared with Yates) for k1/n1 vs k2/n2."""
     table = [[k1, n1 - k1], [k2, n2 - k2]]
@@ -117,6 +125,7 @@ def validate(rule: Rule, values: list[str], alpha: float = 0.01, test: str = DEF
         flagged = changed and fraction > rule.train_nonconforming_fraction
     out.update(passed=not flagged, flagged=flagged, changed=changed, p_value=p, betabinom_p=predictive,
                fisher_p=fisher, chi2_p=chi2, prior=asdict(prior), expected_nonconforming_fraction=expected,
+               training_p_at_batch_rate=training_pvalue(rule.train_nonconforming, rule.train_size, fraction),
                batch_nonconforming=k, batch_nonconforming_fraction=fraction,
                offending_sample=[{"value": v, "count": c} for v, c in bad.most_common(SAMPLE_SIZE)])
     return out
