@@ -10,7 +10,7 @@ differ between searches.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import NamedTuple, cast
 
@@ -327,11 +327,7 @@ class RuleSearch:
         A rule's FPR sums its parts' (Eq. 8), so like a vertical segmentation it must stay within the
         cap (r at the top): parts within r each can add up past it, so each part is solved within what
         the others left."""
-        tol = self.theta if self.with_horizontal else 0.0
-
-        def part(column: Counter[str], budget: float) -> Candidate | None:  # both rules drop empty values
-            return self.part(column, depth + 1, budget, mode)
-
+        tol, part = self._parts(depth, mode)
         tallies = separator_tallies(nonempty_counts(values), tol)  # lists and records try the same separators
         rules = (repetition_rule(values, part, tol, cap, tallies),
                  record_rule(values, part, tol, cap, tallies, optional=mode.optional_field))
@@ -342,21 +338,27 @@ class RuleSearch:
 
     def listed(self, values: Counter[str], depth: int, aligned: Segmentation, mode: Mode) -> Segmentation:
         """The aligned rule, or a list rule safer by the FPR slack (Eq. 5) where the aligned one needs an
-        optional block: values with different numbers of fields may be lists (of open length) whose lengths
-        the training sample does not all show (lists of 5 and 7 numbers aligned as 5 fields and an optional 2 reject a
-        list of 6), and the aligned rule pays the optional block's FPR on top of its fields'."""
+        optional block: values with different numbers of fields may be lists of open length whose lengths
+        the training sample does not all show (lists of 5 and 7 numbers aligned as 5 fields and an
+        optional 2 reject a list of 6), and the aligned rule pays the block's FPR on top of its fields'."""
+        cap = aligned.fpr - self.solver.fpr_slack
+        if cap < 0:
+            return aligned
+        tol, part = self._parts(depth, mode)
+        found = repetition_rule(values, part, tol, cap, separator_tallies(nonempty_counts(values), tol))
+        if found is None or found.fpr > cap or not _open_count(found.pattern):
+            return aligned  # no list, or one of fixed length: a record the aligned rule describes field by field
+        return Segmentation([(0, 0, found)])
+
+    def _parts(self, depth: int, mode: Mode) -> tuple[float, Callable[[Counter[str], float], Candidate | None]]:
+        """The share of values lists and records may leave out (theta with a horizontal cut, else none), and
+        how they solve a part: as a column one level below ``depth``, within a budget (empty values dropped)."""
         tol = self.theta if self.with_horizontal else 0.0
 
         def part(column: Counter[str], budget: float) -> Candidate | None:
             return self.part(column, depth + 1, budget, mode)
 
-        cap = aligned.fpr - self.solver.fpr_slack
-        if cap < 0:
-            return aligned
-        found = repetition_rule(values, part, tol, cap, separator_tallies(nonempty_counts(values), tol))
-        if found is None or found.fpr > cap or not _open_count(found.pattern):
-            return aligned  # no list, or one of fixed length: a record the aligned rule describes field by field
-        return Segmentation([(0, 0, found)])
+        return tol, part
 
     def part(self, values: Iterable[str] | Mapping[str, int], depth: int, budget: float | None,
              mode: Mode) -> Candidate | None:
