@@ -111,3 +111,16 @@ def test_lists_whose_sample_shows_two_lengths_are_lists_not_records_with_an_opti
     other = [",".join(str(rng.randint(0, 999)) for _ in range(unseen)) for _ in range(20)]
     assert rule.nonconforming(other) == {}
     assert rule.nonconforming(["1,2,x"]) != {}
+
+
+@pytest.mark.parametrize("pattern,open_", [
+    ("<digit>+<rep>,<digit>+</rep>{1,}", True),
+    ("<hex>+<rep>|<hex>+</rep>{7,}", True),
+    ("<digit>+<rep>#<digit>+</rep>{23}", False),  # lists of one length: a record the aligned rule keeps
+    ("<digit>+.<digit>+<rep>|<lower>{3}_<digit>+</rep>{1}|<alphanum>+<opt> <alphanum>+</opt>", False),
+    ("<opt><digit>+,</opt><digit>+,<digit>+", False),
+])
+def test_only_a_list_of_open_count_replaces_an_aligned_rule(pattern, open_):
+    from lakeindex.fmdv.rule_search import _open_count
+
+    assert _open_count(pattern) is open_
