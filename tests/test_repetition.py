@@ -9,6 +9,7 @@ import pytest
 
 from lakeindex.fmdv.drift import validate
 from lakeindex.fmdv.infer import AutoValidator
+from lakeindex.fmdv.rule_search import _open_count
 from lakeindex.index.local_build import build_from_columns
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns.pattern import PatternError, example, format_elements, matches, parse, to_regex
@@ -121,6 +122,4 @@ def test_lists_whose_sample_shows_two_lengths_are_lists_not_records_with_an_opti
     ("<opt><digit>+,</opt><digit>+,<digit>+", False),
 ])
 def test_only_a_list_of_open_count_replaces_an_aligned_rule(pattern, open_):
-    from lakeindex.fmdv.rule_search import _open_count
-
     assert _open_count(pattern) is open_
