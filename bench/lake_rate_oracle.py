@@ -36,9 +36,6 @@ class LakeRates:
         self.values = pa.array([v for h in heads for v in h], type=pa.large_string())
         self._cache: dict[str, np.ndarray] = {}
 
-    def __len__(self) -> int:
-        return len(self.sizes)
-
     def rates(self, pattern: str) -> np.ndarray:
         """(rate, values measured) of each column that is evidence for ``pattern``, shape (k, 2)."""
         if pattern not in self._cache:

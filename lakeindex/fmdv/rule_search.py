@@ -10,7 +10,7 @@ differ between searches.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from typing import NamedTuple, cast
 
@@ -28,7 +28,7 @@ from lakeindex.fmdv.column import (
 )
 from lakeindex.fmdv.horizontal import covering_candidates, horizontal
 from lakeindex.fmdv.records import record_rule
-from lakeindex.fmdv.repetition import joined_rule, repetition_rule
+from lakeindex.fmdv.repetition import Solve, joined_rule, repetition_rule
 from lakeindex.fmdv.search import Candidate, SegmentSolver, choose, narrowed, within
 from lakeindex.fmdv.split import separator_tallies
 from lakeindex.fmdv.vertical import MAX_SEQUENCES, Segmentation, segmentations
@@ -350,7 +350,7 @@ class RuleSearch:
             return aligned  # no list, or one of fixed length: a record the aligned rule describes field by field
         return Segmentation([(0, 0, found)])
 
-    def _parts(self, depth: int, mode: Mode) -> tuple[float, Callable[[Counter[str], float], Candidate | None]]:
+    def _parts(self, depth: int, mode: Mode) -> tuple[float, Solve]:
         """The share of values lists and records may leave out (theta with a horizontal cut, else none), and
         how they solve a part: as a column one level below ``depth``, within a budget (empty values dropped)."""
         tol = self.theta if self.with_horizontal else 0.0
