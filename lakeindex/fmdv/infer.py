@@ -26,6 +26,7 @@ from lakeindex.fmdv.drift import validate
 from lakeindex.fmdv.rule import DEFAULT_TEST, METHODS, Rule, Segment
 from lakeindex.fmdv.rule_search import RuleSearch
 from lakeindex.fmdv.search import SegmentSolver
+from lakeindex.fmdv.signs import release_signs, release_size, signed_share
 from lakeindex.index.store import IndexReader
 from lakeindex.patterns import pattern as pattern_module
 from lakeindex.runtime.gc_freeze import freeze_survivors
@@ -100,16 +101,24 @@ class AutoValidator:
         elif result is None:
             rule.reason = (f"no pattern consistent with the values meets FPR <= {self.r} and coverage >= {self.m_}"
                            + (f" after cutting up to {self.theta:.0%} of values" if horizontal_cut else ""))
-        elif len(result.pattern) > pattern_module.MAX_PATTERN_LENGTH:
-            # a rule the service could not read back (nor a client post): wide values without a list or
-            # record structure, whose segments add up; say so instead of failing on our own output
-            rule.reason = (f"the rule would be {len(result.pattern):,} characters long, over the "
-                           f"{pattern_module.MAX_PATTERN_LENGTH:,} a pattern may have")
         else:
+            segments = [Segment(c.pattern, c.fpr, c.coverage, c.literal) for _, _, c in result.segments]
+            nonconforming = found.nonconforming  # the sample's rule was matched against every value already
+            limits = self.solver_.limits
+            if rule.train_size < release_size(signed_share(self.solver_), self.alpha, 1 / limits.min_share):
+                released = release_signs(segments)  # too few values to rule out a sign (``signs``)
+                if released is not None:
+                    segments, nonconforming = released, None
+            length = sum(len(s.pattern) for s in segments)
+            if length > pattern_module.MAX_PATTERN_LENGTH:
+                # a rule the service could not read back (nor a client post): wide values without a list or
+                # record structure, whose segments add up; say so instead of failing on our own output
+                rule.reason = (f"the rule would be {length:,} characters long, over the "
+                               f"{pattern_module.MAX_PATTERN_LENGTH:,} a pattern may have")
+                return self
             rule.feasible = True
-            rule.segments = [Segment(c.pattern, c.fpr, c.coverage, c.literal) for _, _, c in result.segments]
-            # the sample's rule was matched against every value already (``RuleSearch.run``)
-            rule.train_nonconforming = found.nonconforming if found.nonconforming is not None \
+            rule.segments = segments
+            rule.train_nonconforming = nonconforming if nonconforming is not None \
                 else sum(rule.nonconforming(values).values())
         return self
 
