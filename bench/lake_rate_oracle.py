@@ -7,7 +7,10 @@ measured rate, worth the values measured, plus one uniform Beta(1, 1) pseudo-col
 predictive p-value is calibrated over columns like the lake's: a clean batch of a lake column is flagged
 at most alpha of the time, whatever the rule. ``bench/validation_power.py --oracle-prior`` scores it to show
 what no count-based test can beat: the index stores only FPR_T (the mean of these rates), and segments'
-rates measured where each fits best, not the whole rule's.
+rates measured where each fits best, not the whole rule's. :func:`far_posterior` gives, with the same prior,
+how likely a column is more than the rule's tolerance off it given its training sample: the bench's
+``oracle-refusal`` row keeps only the rules for which that is at most alpha, the most an inference that
+refuses rules on the lake's evidence could do.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy.stats import betabinom
+from scipy.stats import beta, betabinom
 
 from bench.eval_quality import load_columns
 from lakeindex.patterns.pattern import element_regex, parse
@@ -47,15 +50,28 @@ class LakeRates:
         return self._cache[pattern]
 
 
+def _kernels(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Beta(a, b) of each measured column (worth its values) and of the uniform pseudo-column, last."""
+    r, m = rates[:, 0], rates[:, 1]
+    return np.append(1 + r * m, 1.0), np.append(1 + (1 - r) * m, 1.0)
+
+
+def far_posterior(rates: np.ndarray, k1: int, n1: int, theta: float) -> float:
+    """P(rate > theta | k1 of n1 training values off the rule) with the lake's columns as the prior: how likely
+    the column is one the rule does not describe (more than its tolerance off it), given its training sample."""
+    a, b = _kernels(rates)
+    logw = betabinom.logpmf(k1, n1, a, b)
+    w = np.exp(logw - logw.max())
+    return float(np.dot(w / w.sum(), beta.sf(theta, a + k1, b + n1 - k1)))
+
+
 def oracle_pvalue(rates: np.ndarray, k1: int, n1: int, k2: int, n2: int,
                   default: tuple[float, float, float] | None = None) -> float:
     """P(K2 >= k2) under the lake's columns as the prior, updated by k1 of n1 training values off the rule.
 
     ``default`` = (weight, a, b) mixes in a Beta(a, b) prior (the index's) at that prior weight, the lake's
     columns sharing the rest; each part's posterior weight follows its likelihood of the training counts."""
-    r, m = rates[:, 0], rates[:, 1]
-    a = np.append(1 + r * m, 1.0)
-    b = np.append(1 + (1 - r) * m, 1.0)
+    a, b = _kernels(rates)
     prior = np.full(len(a), 1 / len(a))
     if default is not None:
         weight, da, db = default

@@ -27,6 +27,9 @@ false alarms whose rule is stable under leave-one-out (k_loo <= k1) and the refi
 predictive test with the lake's own distribution of the whole rule's column rates as the prior, measured by
 brute force over every lake column (``bench/lake_rate_oracle.py``): calibrated over columns like the lake's,
 it shows what the best count-based test can do with evidence the index does not store.
+It also scores ``oracle-refusal``: the default test on the rules an inference would keep if it refused every
+rule that, by the same lake columns, more likely than alpha does not describe its column (P(rate > θ | k1 of n)
+> alpha); ``refused`` counts the others: what refusing rules on the lake's evidence costs and buys.
 
 ``--paper-split`` counts instead the columns each test flags against their own rule under the paper's
 protocol (train on the first 10% of a column, validate the other 90%), as ``bench/eval_quality.py`` scores
@@ -56,7 +59,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.eval_composite import test_columns  # noqa: E402
 from bench.eval_quality import BenchColumn, load_columns  # noqa: E402
-from bench.lake_rate_oracle import LakeRates, oracle_pvalue  # noqa: E402
+from bench.lake_rate_oracle import LakeRates, far_posterior, oracle_pvalue  # noqa: E402
 from lakeindex.fmdv.drift import LakePrior, lake_prior, predictive_pvalue, rule_prior, validate  # noqa: E402
 from lakeindex.fmdv.infer import AutoValidator  # noqa: E402
 from lakeindex.fmdv.rule import TESTS, Rule  # noqa: E402
@@ -68,6 +71,7 @@ TRAIN_SIZES = (5, 8, 10, 20, 40, 100, 1000)
 DRIFT_KINDS = ("token", "us-date", "other-column")
 LOO_VARIANTS = ("loo-evidence", "loo-uniform")
 ORACLE = "oracle"
+REFUSAL = "oracle-refusal"
 
 
 def us_date(rng: random.Random) -> str:
@@ -135,7 +139,7 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
     off = {src: OffPattern([c for s, _, c in columns if s == src], seed) for src in solvers}
     counts: dict = defaultdict(lambda: {"columns": 0, "clean": 0, "false_alarms": 0, "clean_within_theta": 0,
                                         "false_alarms_within_theta": 0, "drifted": 0, "detected": 0,
-                                        "false_alarms_loo_stable": 0, "loo_seconds": 0.0})
+                                        "false_alarms_loo_stable": 0, "loo_seconds": 0.0, "refused": 0})
     examples: dict = defaultdict(list)
     over_theta: dict = defaultdict(list)  # the off-rule shares of clean batches beyond θ
     for done, (src, j, col) in enumerate(columns, 1):
@@ -161,8 +165,13 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                 start = time.perf_counter()
                 k_loo = loo_failures(solvers[src], values[:n])
                 seconds = time.perf_counter() - start
-            for test in (*TESTS, *(LOO_VARIANTS if k_loo is not None else ()), *((ORACLE,) if oracles else ())):
+            for test in (*TESTS, *(LOO_VARIANTS if k_loo is not None else ()), *((ORACLE, REFUSAL) if oracles else ())):
                 c = counts[(src, n, test)]
+                if test == REFUSAL and oracles and far_posterior(oracles[src].rates(rule.pattern),
+                                                                 rule.train_nonconforming, n,
+                                                                 rule.params["theta"]) > alpha:
+                    c["refused"] += 1  # the lake says this rule may well not describe its column
+                    continue
                 c["columns"] += 1
                 if test == ORACLE and oracles:
                     res_clean = oracle_verdict(validate(rule, clean, alpha, mode="homogeneity"), rule, oracles[src],
@@ -173,9 +182,11 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                     res_clean = loo_verdict(validate(rule, clean, alpha, mode="homogeneity"), rule, k_loo, test, alpha)
                     res_drift = loo_verdict(validate(rule, drifted, alpha, mode="homogeneity"), rule, k_loo, test,
                                             alpha)
-                else:
-                    res_clean = validate(rule, clean, alpha, test=test, mode="homogeneity")
-                    res_drift = validate(rule, drifted, alpha, test=test, mode="homogeneity")
+                else:  # the paper's tests and the default (REFUSAL: the default on the rules kept)
+                    res_clean = validate(rule, clean, alpha, test=TESTS[0] if test == REFUSAL else test,
+                                         mode="homogeneity")
+                    res_drift = validate(rule, drifted, alpha, test=TESTS[0] if test == REFUSAL else test,
+                                         mode="homogeneity")
                 if k_loo is not None:
                     c["false_alarms_loo_stable"] += res_clean["flagged"] and k_loo <= rule.train_nonconforming
                     c["loo_seconds"] += seconds
@@ -209,17 +220,17 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                      "examples": {what: examples[(src, n, test, what)] for what in ("false_alarm", "missed")
                                   if examples[(src, n, test, what)]}})
     for n in sizes:  # both sources together
-        for test in (*TESTS, *LOO_VARIANTS, ORACLE):
+        for test in (*TESTS, *LOO_VARIANTS, ORACLE, REFUSAL):
             part = [r for r in rows if r["train_size"] == n and r["test"] == test and r["source"] != "all"]
             tot = {key: sum(r[key] for r in part) for key in ("columns", "clean", "false_alarms", "clean_within_theta",
                                                                "false_alarms_within_theta", "drifted", "detected",
-                                                               "false_alarms_loo_stable", "loo_seconds")}
-            if tot["clean"]:
+                                                               "false_alarms_loo_stable", "loo_seconds", "refused")}
+            if tot["clean"] or tot["refused"]:
                 rows.append({"source": "all", "train_size": n, "test": test, **tot,
-                             "false_alarm_rate": tot["false_alarms"] / tot["clean"],
+                             "false_alarm_rate": tot["false_alarms"] / tot["clean"] if tot["clean"] else None,
                              "false_alarm_rate_within_theta": tot["false_alarms_within_theta"]
                              / max(tot["clean_within_theta"], 1),
-                             "detection_rate": tot["detected"] / tot["drifted"]})
+                             "detection_rate": tot["detected"] / tot["drifted"] if tot["drifted"] else None})
     return {"alpha": alpha, "batch": batch, "drift_share": share, "seed": seed, "rows": rows}
 
 
@@ -318,10 +329,14 @@ def main(argv: list[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(text + "\n", encoding="utf-8")
     for r in result["rows"]:
+        if not r["clean"]:  # every rule refused
+            print(f"{r['source']:9s} n={r['train_size']:5d} {r['test']:9s} rules=   0 refused {r['refused']}")
+            continue
         print(f"{r['source']:9s} n={r['train_size']:5d} {r['test']:9s} rules={r['columns']:4d} "
               f"false alarms {r['false_alarms']:3d} ({r['false_alarm_rate']:.3f}; "
               f"{r['false_alarms_within_theta']}/{r['clean_within_theta']} within θ)  "
               f"detected {r['detected']:4d} ({r['detection_rate']:.3f})"
+              + (f"  refused {r['refused']}" if r["test"] == REFUSAL else "")
               + (f"  loo-stable false alarms {r['false_alarms_loo_stable']}, refits "
                  f"{1000 * r['loo_seconds'] / r['columns']:.0f} ms per rule" if r["loo_seconds"] else ""))
     return 0
