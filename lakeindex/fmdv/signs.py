@@ -16,8 +16,9 @@ most
 While that exceeds alpha, the sample cannot rule a sign out, and a rule learned from it lets every number
 that starts a field (at the value's start, or after a symbol other than a dot or a sign) carry an optional
 minus; a minus every training value had there becomes optional the same way, since the lake's signed
-columns hold positive numbers too. On the bench lakes pi is 0.07-0.09, which releases signs below about
-33 training values; from there a sample that never shows a minus is evidence that the column has none.
+columns hold positive numbers too. On the bench lakes pi is 0.074 and 0.091, which releases signs below
+32 and 36 training values; from there a sample that never shows a minus is evidence that the column has
+none.
 
 Only unbounded numbers (``<digit>+``, ``<num>``) are fields: fixed-width digits are the parts of dates,
 times and codes, where a sign means another format. Optional blocks do not nest, so a number inside one
