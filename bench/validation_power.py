@@ -183,10 +183,9 @@ def run(columns: list[tuple[str, int, BenchColumn]], solvers: dict[str, SegmentS
                     res_drift = loo_verdict(validate(rule, drifted, alpha, mode="homogeneity"), rule, k_loo, test,
                                             alpha)
                 else:  # the paper's tests and the default (REFUSAL: the default on the rules kept)
-                    res_clean = validate(rule, clean, alpha, test=TESTS[0] if test == REFUSAL else test,
-                                         mode="homogeneity")
-                    res_drift = validate(rule, drifted, alpha, test=TESTS[0] if test == REFUSAL else test,
-                                         mode="homogeneity")
+                    which = TESTS[0] if test == REFUSAL else test
+                    res_clean = validate(rule, clean, alpha, test=which, mode="homogeneity")
+                    res_drift = validate(rule, drifted, alpha, test=which, mode="homogeneity")
                 if k_loo is not None:
                     c["false_alarms_loo_stable"] += res_clean["flagged"] and k_loo <= rule.train_nonconforming
                     c["loo_seconds"] += seconds
