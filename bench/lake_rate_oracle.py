@@ -56,13 +56,21 @@ def _kernels(rates: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.append(1 + r * m, 1.0), np.append(1 + (1 - r) * m, 1.0)
 
 
+def _posterior_weights(a: np.ndarray, b: np.ndarray, k1: int, n1: int, prior: np.ndarray | None = None) -> np.ndarray:
+    """Each Beta(a, b) kernel's posterior weight after k1 of n1 training values off the rule (equal priors unless
+    given)."""
+    logw = betabinom.logpmf(k1, n1, a, b)
+    if prior is not None:
+        logw = logw + np.log(np.maximum(prior, 1e-300))
+    w = np.exp(logw - logw.max())
+    return w / w.sum()
+
+
 def far_posterior(rates: np.ndarray, k1: int, n1: int, theta: float) -> float:
     """P(rate > theta | k1 of n1 training values off the rule) with the lake's columns as the prior: how likely
     the column is one the rule does not describe (more than its tolerance off it), given its training sample."""
     a, b = _kernels(rates)
-    logw = betabinom.logpmf(k1, n1, a, b)
-    w = np.exp(logw - logw.max())
-    return float(np.dot(w / w.sum(), beta.sf(theta, a + k1, b + n1 - k1)))
+    return float(np.dot(_posterior_weights(a, b, k1, n1), beta.sf(theta, a + k1, b + n1 - k1)))
 
 
 def oracle_pvalue(rates: np.ndarray, k1: int, n1: int, k2: int, n2: int,
@@ -77,8 +85,6 @@ def oracle_pvalue(rates: np.ndarray, k1: int, n1: int, k2: int, n2: int,
         weight, da, db = default
         a, b = np.append(a, da), np.append(b, db)
         prior = np.append(prior * (1 - weight), weight)
-    logw = betabinom.logpmf(k1, n1, a, b) + np.log(np.maximum(prior, 1e-300))
-    w = np.exp(logw - logw.max())
     if k2 <= 0:
         return 1.0
-    return float(np.dot(w / w.sum(), betabinom.sf(k2 - 1, n2, a + k1, b + n1 - k1)))
+    return float(np.dot(_posterior_weights(a, b, k1, n1, prior), betabinom.sf(k2 - 1, n2, a + k1, b + n1 - k1)))

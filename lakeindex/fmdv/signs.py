@@ -37,6 +37,7 @@ from lakeindex.patterns.pattern import Element, PatternError, format_elements, p
 
 SIGNED, UNSIGNED = "-<num>", "<num>"
 _NOT_FIELD_START = frozenset(".-+")
+_OPTIONAL_MINUS = (Element("opt"), Element(None, "-"), Element("/opt"))
 
 
 def signed_share(solver: SegmentSolver) -> float:
@@ -85,12 +86,12 @@ def _signed_elements(elements: list[tuple[int, Element]]) -> tuple[list[tuple[in
             if _field_start(e.text[-2] if len(e.text) > 1 else prev):  # a minus every value had: optional
                 if len(e.text) > 1:
                     out.append((seg, Element(None, e.text[:-1])))
-                out += [(seg, Element("opt")), (seg, Element(None, "-")), (seg, Element("/opt"))]
+                out += [(seg, m) for m in _OPTIONAL_MINUS]
                 changed = True
                 prev = "-"
                 continue
         elif not depth and _unbounded_number(e) and _field_start(prev):
-            out += [(seg, Element("opt")), (seg, Element(None, "-")), (seg, Element("/opt"))]
+            out += [(seg, m) for m in _OPTIONAL_MINUS]
             changed = True
         out.append((seg, e))
         if e.cls is None:
